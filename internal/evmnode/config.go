@@ -1,0 +1,26 @@
+package evmnode
+
+import "time"
+
+// Config selects what the embedded node runs.
+type Config struct {
+	// ChainDir, when set, holds genesis.json and chain.rlp (and optionally
+	// headfcu.json) to import instead of starting a dev chain.
+	ChainDir string
+	// BlockTime is the dev chain's block period; 0 seals a block per transaction.
+	BlockTime time.Duration
+	// DevAccounts is how many funded accounts the dev chain has (default 10).
+	DevAccounts int
+	// GasCap caps eth_call/eth_estimateGas gas inside the node; 0 means
+	// 10 times the genesis gas limit (SPEC.md, Limits).
+	GasCap uint64
+	// HTTPAddr, when set, also serves plain JSON-RPC over HTTP and
+	// WebSocket on this address (host:port), as `nodegate node` does.
+	HTTPAddr string
+}
+
+// GasCapFactor is SPEC.md's cap: 10 times (1000 percent) the block gas limit.
+const GasCapFactor = 10
+
+// devGasLimit is the dev chain's block gas limit.
+const devGasLimit = 30_000_000

@@ -1,0 +1,9 @@
+// Package evmnode runs go-ethereum in-process: a dev chain (chain id 1337
+// with funded accounts, a block per transaction or per period) or a chain
+// imported from genesis.json + chain.rlp (+ headfcu.json). It exposes the
+// node's JSON-RPC server as raw bytes in, raw bytes out, and can also serve
+// it over plain HTTP/WebSocket for `nodegate node`.
+//
+// It owns the node's lifecycle only; it knows nothing about keys, plans or
+// the gateway pipeline.
+package evmnode

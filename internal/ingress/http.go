@@ -1,0 +1,184 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Server is the HTTP side of nodegate.
+type Server struct {
+	Keys     KeyLookup
+	Network  *pipeline.Network
+	Pipeline *pipeline.Pipeline
+	Limits   Limits
+	ready    atomic.Bool
+}
+
+// SetReady marks the service ready (GET /health answers 200 from then on).
+func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+
+// Handler is the HTTP handler for every path nodegate serves.
+func (s *Server) Handler() http.Handler {
+	s.Limits = s.Limits.withDefaults()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", s.health)
+	mux.HandleFunc(httpPrefix, s.rpc)
+	mux.HandleFunc("/v3", s.rpc) // no key: answered 401 below
+	return mux
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if !s.ready.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, `{"status":"starting"}`)
+		return
+	}
+	_, _ = io.WriteString(w, `{"status":"ok"}`)
+}
+
+var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["Access-Control-Allow-Origin"] = star
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+		h.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		h.Set("Allow", "POST, OPTIONS")
+		writeError(w, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed: use POST", Status: http.StatusMethodNotAllowed})
+		return
+	}
+	key, authErr := authenticate(s.Keys, r.URL.Path, httpPrefix)
+	if authErr != nil {
+		writeError(w, authErr)
+		return
+	}
+	bp := bodyPool.Get().(*[]byte)
+	defer bodyPool.Put(bp)
+	body, err := readLimited(r.Body, (*bp)[:0], s.Limits.MaxBodyBytes)
+	*bp = body[:0]
+	if err != nil {
+		writeError(w, bodyError(err, s.Limits.MaxBodyBytes))
+		return
+	}
+	msgs, batch, perr := jsonrpc.Parse(body, s.Limits.MaxBatch)
+	if perr != nil {
+		writeError(w, perr)
+		return
+	}
+	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr}
+	s.answer(r.Context(), w, key, info, msgs, batch)
+}
+
+var (
+	star     = []string{"*"}
+	jsonType = []string{"application/json"}
+)
+
+func (s *Server) answer(ctx context.Context, w http.ResponseWriter, key *keys.Key, info pipeline.ClientInfo, msgs []jsonrpc.Message, batch bool) {
+	calls := make([]*pipeline.Call, 0, len(msgs))
+	callsStore := make([]pipeline.Call, len(msgs))
+	for i := range msgs {
+		if msgs[i].Err != nil {
+			continue
+		}
+		c := &callsStore[i]
+		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: s.Network, Client: info}
+		calls = append(calls, c)
+	}
+	answers := s.Pipeline.ServeBatch(ctx, calls)
+	out := outPool.Get().(*[]byte)
+	defer outPool.Put(out)
+	buf := (*out)[:0]
+	status := http.StatusOK
+	if batch {
+		buf = append(buf, '[')
+	}
+	next := 0
+	for i := range msgs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		var resp *jsonrpc.Response
+		if msgs[i].Err != nil {
+			resp = jsonrpc.ErrorResponse(msgs[i].Err)
+		} else {
+			resp = answers[next]
+			next++
+		}
+		if !batch && resp.Err != nil {
+			status = resp.Err.HTTPStatus()
+			for k, v := range resp.Err.Header {
+				w.Header()[k] = v
+			}
+		}
+		buf = jsonrpc.AppendResponse(buf, msgs[i].Req.ID, resp)
+	}
+	if batch {
+		buf = append(buf, ']')
+	}
+	*out = buf
+	w.Header()["Content-Type"] = jsonType
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+}
+
+var outPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// writeError answers a whole request with one error and id null.
+func writeError(w http.ResponseWriter, e *jsonrpc.Error) {
+	for k, v := range e.Header {
+		w.Header()[k] = v
+	}
+	w.Header()["Content-Type"] = jsonType
+	w.WriteHeader(e.HTTPStatus())
+	_, _ = w.Write(jsonrpc.AppendResponse(nil, jsonrpc.NullID(), jsonrpc.ErrorResponse(e)))
+}
+
+var errTooLarge = errors.New("body too large")
+
+// readLimited reads the whole body into buf, refusing more than limit bytes.
+func readLimited(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		if int64(len(buf)) > limit {
+			return buf, errTooLarge
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			if int64(len(buf)) > limit {
+				return buf, errTooLarge
+			}
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func bodyError(err error, limit int64) *jsonrpc.Error {
+	if errors.Is(err, errTooLarge) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "request body too large (limit " + itoa(limit) + " bytes)", Status: http.StatusRequestEntityTooLarge}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "could not read request body: " + strings.TrimSpace(err.Error()), Status: http.StatusBadRequest}
+}

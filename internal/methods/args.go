@@ -1,0 +1,81 @@
+package methods
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// arg is one positional parameter: how to decode it and whether it may be absent.
+type arg struct {
+	optional bool
+	// decode checks the raw value; it returns the decoded value or an error
+	// worded as go-ethereum words it.
+	decode func(raw []byte) (any, error)
+}
+
+// parseArgs checks a params array positionally, as go-ethereum's rpc
+// package does, with the same wording in its errors. It returns the decoded
+// values (nil for absent optional ones).
+func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
+	out := make([]any, 0, len(args))
+	var argErr *jsonrpc.Error
+	err := jsonrpc.Elements(params, func(elem []byte) bool {
+		i := len(out)
+		if i >= len(args) {
+			argErr = jsonrpc.ErrInvalidParams(fmt.Sprintf("too many arguments, want at most %d", len(args)))
+			return false
+		}
+		if string(elem) == "null" && args[i].optional {
+			out = append(out, nil)
+			return true
+		}
+		v, err := args[i].decode(elem)
+		if err != nil {
+			argErr = argError(i, err)
+			return false
+		}
+		out = append(out, v)
+		return true
+	})
+	if err != nil {
+		return nil, jsonrpc.ErrInvalidParams("non-array args")
+	}
+	if argErr != nil {
+		return nil, argErr
+	}
+	for i := len(out); i < len(args); i++ {
+		if !args[i].optional {
+			return nil, jsonrpc.ErrInvalidParams(fmt.Sprintf("missing value for required argument %d", i))
+		}
+		out = append(out, nil)
+	}
+	return out, nil
+}
+
+// argError words a decoding failure as go-ethereum does.
+func argError(i int, err error) *jsonrpc.Error {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		return jsonrpc.ErrInvalidParams(ke.msg)
+	}
+	return jsonrpc.ErrInvalidParams(fmt.Sprintf("invalid argument %d: %v", i, err))
+}
+
+// decodeInto returns a decoder for values of type T, using T's own JSON
+// decoding (go-ethereum's types carry their validation there).
+func decodeInto[T any]() func(raw []byte) (any, error) {
+	return func(raw []byte) (any, error) {
+		v := new(T)
+		if err := json.Unmarshal(raw, v); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+}
+
+// required and optional build args of type T.
+func required[T any]() arg { return arg{decode: decodeInto[T]()} }
+func optional[T any]() arg { return arg{optional: true, decode: decodeInto[T]()} }

@@ -1,0 +1,115 @@
+package methods
+
+import (
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// DefaultCredits is the cost of a method that has no entry of its own.
+const DefaultCredits = 80
+
+// spec is the table of the methods of SPEC.md: the nine eth methods are
+// validated at the gateway; the rollup method belongs to the starknet family.
+var spec = []Rule{
+	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), required[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80},
+	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255},
+	{Name: "eth_getUncleByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
+	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80},
+	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
+	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80},
+	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80},
+	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[jsonObject](), optional[jsonObject]()}, Idempotent: true, Credits: 300},
+	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[jsonObject](), optional[jsonObject]()}, Idempotent: true, Failover: true, Credits: 80},
+	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Idempotent: true, Credits: 80},
+}
+
+// forwarded are standard methods with their own entries: writes are not
+// idempotent, cheap methods cost less.
+var forwarded = []Rule{
+	{Name: "eth_sendRawTransaction", Credits: 250},
+	{Name: "eth_sendRawTransactionSync", Credits: 250},
+	{Name: "eth_chainId", Idempotent: true, Credits: 5},
+	{Name: "eth_blockNumber", Idempotent: true, Credits: 80},
+	{Name: "net_version", Idempotent: true, Credits: 5},
+	{Name: "web3_clientVersion", Idempotent: true, Credits: 5},
+	{Name: "eth_subscribe", Credits: 5},
+	{Name: "eth_unsubscribe", Credits: 5},
+	{Name: "eth_newFilter", Credits: 80},
+	{Name: "eth_newBlockFilter", Credits: 80},
+	{Name: "eth_newPendingTransactionFilter", Credits: 80},
+	{Name: "eth_uninstallFilter", Credits: 80},
+}
+
+// Refused namespaces and methods (DESIGN.md, "namespaces").
+var (
+	defaultAllowedPrefixes = []string{"eth_", "net_", "web3_"}
+	defaultRefused         = []string{"admin_", "debug_", "personal_", "miner_", "txpool_", "engine_", "eth_sign", "eth_sendTransaction"}
+)
+
+// Table resolves method names to rules for one network.
+type Table struct {
+	rules    map[string]*Rule
+	allowed  []string
+	refused  []string
+	family   Family
+}
+
+// NewTable builds the default table for a family.
+func NewTable(family Family) *Table {
+	t := &Table{rules: make(map[string]*Rule), family: family, allowed: defaultAllowedPrefixes, refused: defaultRefused}
+	for _, list := range [][]Rule{spec, forwarded} {
+		for i := range list {
+			r := list[i]
+			if r.Family == "" {
+				r.Family = FamilyEVM
+			}
+			r.Validated = r.Args != nil
+			t.rules[r.Name] = &r
+		}
+	}
+	return t
+}
+
+// Lookup returns the rule for a method on this table's network, or the
+// -32601 error for a method that is unknown, refused or of another family.
+func (t *Table) Lookup(method string) (*Rule, *jsonrpc.Error) {
+	if r, ok := t.rules[method]; ok {
+		if r.Family != t.family {
+			return nil, jsonrpc.ErrMethodNotFound(method)
+		}
+		return r, nil
+	}
+	if t.family != FamilyEVM || !validName(method) || hasPrefix(method, t.refused) || !hasPrefix(method, t.allowed) {
+		return nil, jsonrpc.ErrMethodNotFound(method)
+	}
+	return &Rule{Name: method, Family: t.family, Idempotent: true, Credits: DefaultCredits}, nil
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// validName admits the characters of real method names only, so that a
+// forwarded name never needs escaping.
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}

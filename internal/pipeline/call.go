@@ -1,0 +1,35 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Call is one JSON-RPC call on its way through the stages.
+type Call struct {
+	Req     jsonrpc.Request
+	Key     *keys.Key
+	Network *Network
+	// Rule and Parsed are set by the method-rules stage.
+	Rule   *methods.Rule
+	Parsed methods.Parsed
+	// Client describes the client (for allowlists and logs).
+	Client ClientInfo
+}
+
+// ClientInfo is what the transport knows about the caller.
+type ClientInfo struct {
+	Transport string // "http" or "ws"
+	Origin    string
+	UserAgent string
+	Remote    string
+}
+
+// Handler answers a call.
+type Handler func(ctx context.Context, c *Call) *jsonrpc.Response
+
+// Stage wraps the handler that follows it.
+type Stage func(next Handler) Handler

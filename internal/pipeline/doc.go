@@ -1,0 +1,8 @@
+// Package pipeline runs calls through nodegate's stages in one fixed order
+// (stages.go): recover, key policy, method rules, limits, then the route to
+// an upstream. Both transports hand their calls to the same pipeline, so no
+// rule exists on one transport only. A batch is split into calls that run
+// concurrently and are re-assembled in order.
+//
+// It must not parse wire bytes or write responses: that is the ingress.
+package pipeline

@@ -1,0 +1,11 @@
+package pipeline
+
+// order is THE stage order. Policies come before anything that could answer
+// from elsewhere, so that no answer bypasses a limit. The route stage is the
+// end of the chain and is added by Build.
+func order() []Stage {
+	return []Stage{
+		recoverStage, // a bug in one call answers -32603 for that call only
+		methodRules,  // -32601 for unknown/refused methods, -32602 for bad params
+	}
+}

@@ -1,0 +1,6 @@
+// Package upstream talks to nodes: the embedded in-process node and remote
+// nodes over HTTP. An upstream takes a raw JSON-RPC body and returns the raw
+// response body; results are never decoded here.
+//
+// It must not know about keys, plans or client transports.
+package upstream

@@ -1,0 +1,92 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// Response is the outcome of one call: a raw result, or an error.
+type Response struct {
+	Result json.RawMessage
+	Err    *Error
+}
+
+// ErrorResponse wraps an error as a response.
+func ErrorResponse(e *Error) *Response { return &Response{Err: e} }
+
+// AppendResponse appends the response envelope for id to buf.
+func AppendResponse(buf []byte, id json.RawMessage, r *Response) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	if r.Err != nil {
+		buf = append(buf, `,"error":`...)
+		buf = r.Err.AppendJSON(buf)
+	} else {
+		buf = append(buf, `,"result":`...)
+		if len(r.Result) == 0 {
+			buf = append(buf, "null"...)
+		} else {
+			buf = append(buf, r.Result...)
+		}
+	}
+	return append(buf, '}')
+}
+
+// AppendRequest appends a request envelope with a numeric id to buf.
+func AppendRequest(buf []byte, id uint64, method string, params json.RawMessage) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = strconv.AppendUint(buf, id, 10)
+	buf = append(buf, `,"method":`...)
+	buf = strconv.AppendQuote(buf, method) // method names are ASCII; see validMethodName
+	buf = append(buf, `,"params":`...)
+	buf = append(buf, params...)
+	return append(buf, '}')
+}
+
+// ErrNotResponse reports bytes from an upstream that are not a JSON-RPC response.
+var ErrNotResponse = errors.New("not a json-rpc response")
+
+// DecodeResponse reads one response object from an upstream. Result and
+// error stay raw bytes (slices of b): nothing inside them is decoded.
+func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
+	var haveResult bool
+	scanErr := objectFields(b, func(key, value []byte) bool {
+		switch string(key) {
+		case "id":
+			id = value
+		case "result":
+			r.Result, haveResult = value, true
+		case "error":
+			if value[0] == '{' {
+				r.Err = DecodeError(value)
+			}
+		}
+		return true
+	})
+	if scanErr != nil {
+		return nil, Response{}, ErrNotResponse
+	}
+	if r.Err != nil {
+		r.Result = nil
+		return id, r, nil
+	}
+	if !haveResult {
+		return nil, Response{}, ErrNotResponse
+	}
+	return id, r, nil
+}
+
+// Elements calls fn for each element of a JSON array, with its raw bytes.
+func Elements(b []byte, fn func(elem []byte) bool) error {
+	if err := arrayElements(b, fn); err != nil {
+		return ErrNotResponse
+	}
+	return nil
+}
+
+// IsBatch reports whether b holds a JSON array.
+func IsBatch(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '['
+}

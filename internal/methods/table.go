@@ -16,7 +16,7 @@ const DefaultCredits = 80
 // spec is the table of the methods of SPEC.md: the nine eth methods are
 // validated at the gateway; the rollup method belongs to the starknet family.
 var spec = []Rule{
-	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), required[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80},
+	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optional[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255},
 	{Name: "eth_getUncleByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80},

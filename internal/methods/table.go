@@ -53,10 +53,10 @@ var (
 
 // Table resolves method names to rules for one network.
 type Table struct {
-	rules    map[string]*Rule
-	allowed  []string
-	refused  []string
-	family   Family
+	rules   map[string]*Rule
+	allowed []string
+	refused []string
+	family  Family
 }
 
 // NewTable builds the default table for a family.

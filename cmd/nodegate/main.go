@@ -1,0 +1,48 @@
+// Command nodegate is a self-hostable JSON-RPC access service for blockchain
+// nodes. See README.md, or run `nodegate help`.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run dispatches a subcommand; serve is the default.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return runServe(args, stdout, stderr)
+	case "node":
+		return runNode(args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "nodegate", Version())
+		return 0
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "nodegate: unknown command %q\n\n", cmd)
+		usage(stderr)
+		return 2
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `nodegate — JSON-RPC access service for blockchain nodes
+
+Usage:
+  nodegate [serve] [flags]   run the service (default); see 'nodegate serve --help'
+  nodegate node [flags]      run only the embedded node, plain JSON-RPC over HTTP and WebSocket
+  nodegate version           print the version
+
+With no flags, nodegate serves http://127.0.0.1:8545/v3/<key> in front of an embedded
+go-ethereum dev chain (chain id 1337) and prints a key, funded accounts and a curl line.
+`)
+}

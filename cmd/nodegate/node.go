@@ -43,7 +43,7 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "nodegate node:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "node listening on http://%s (HTTP and WebSocket), chain id %d\n", n.HTTPEndpoint(), n.ChainID())
+	fmt.Fprintf(stdout, "node listening on %s (HTTP and WebSocket), chain id %d\n", n.HTTPEndpoint(), n.ChainID())
 	printAccounts(stdout, n.Accounts())
 	<-ctx.Done()
 	done := make(chan error, 1)

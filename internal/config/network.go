@@ -51,6 +51,7 @@ type Pool struct {
 	HeadInterval   time.Duration `yaml:"head_interval"`   // head poll period of a healthy node (1s)
 	ProbeInterval  time.Duration `yaml:"probe_interval"`  // probe period of a node that is out (250ms)
 	MaxLag         uint64        `yaml:"max_lag"`         // blocks behind the best head still chosen (0)
+	LagMemory      time.Duration `yaml:"lag_memory"`      // how long the highest head seen keeps lagging nodes out (30s)
 }
 
 // EmbeddedURL is the upstream URL of the in-process node.

@@ -94,7 +94,7 @@ func (s *Service) watch(n *pipeline.Network) {
 func poolConfig(c config.Pool) upstream.PoolConfig {
 	return upstream.PoolConfig{
 		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
-		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag,
+		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
 	}
 }
 

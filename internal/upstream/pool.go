@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -29,6 +30,11 @@ type PoolConfig struct {
 	// MaxLag is how many blocks behind the best head a member may be and
 	// still be chosen (0: only members at the head).
 	MaxLag uint64
+	// LagMemory is how long the highest head ever seen keeps counting when
+	// no healthy member reaches it any more (a node at the head died and
+	// only lagging ones are left): during that time lagging members are
+	// not chosen, so that "latest" never goes backwards for a client.
+	LagMemory time.Duration
 	// HeadMethod is the method that returns the head's number
 	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
 	HeadMethod string
@@ -53,6 +59,9 @@ func (c PoolConfig) withDefaults() PoolConfig {
 	if c.ProbeInterval <= 0 {
 		c.ProbeInterval = 250 * time.Millisecond
 	}
+	if c.LagMemory <= 0 {
+		c.LagMemory = 30 * time.Second
+	}
 	return c
 }
 
@@ -70,6 +79,11 @@ type Pool struct {
 	id      string
 	members []*Member
 	cfg     PoolConfig
+
+	// highWater is the highest head seen; metAt is when a healthy member
+	// last stood at it (unix nanoseconds).
+	highWater atomic.Uint64
+	metAt     atomic.Int64
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -106,6 +120,26 @@ func (p *Pool) BestHead() uint64 {
 	return best
 }
 
+// target is the head a member must be at (within MaxLag) to be chosen:
+// the best healthy head, or the higher head seen recently (see LagMemory).
+func (p *Pool) target() uint64 {
+	best := p.BestHead()
+	hw := p.highWater.Load()
+	now := time.Now().UnixNano()
+	if best >= hw {
+		if best > hw {
+			p.highWater.CompareAndSwap(hw, best)
+		}
+		p.metAt.Store(now)
+		return best
+	}
+	if time.Duration(now-p.metAt.Load()) > p.cfg.LagMemory {
+		p.highWater.CompareAndSwap(hw, best) // the head really moved back (a reset chain): follow it
+		return best
+	}
+	return hw
+}
+
 // Status reports every member's state.
 func (p *Pool) Status() []MemberStatus {
 	best := p.BestHead()
@@ -119,7 +153,7 @@ func (p *Pool) Status() []MemberStatus {
 // pick chooses among untried healthy members at the head, in the best
 // priority tier, by the power of two random choices on expected wait.
 func (p *Pool) pick(tried []bool) *Member {
-	best := p.BestHead()
+	best := p.target()
 	var cands [16]*Member
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
@@ -173,7 +207,7 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 	defer cancel()
 	tried := make([]bool, len(p.members))
 	var (
-		lastErr    error = ErrPoolUnavailable
+		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault answer, kept in case no other node answers better
 		answeredBy string
 	)

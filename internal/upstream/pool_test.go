@@ -241,3 +241,47 @@ func TestIsNodeFaultAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestPoolKeepsLaggingNodesOutAfterTheHeadDies(t *testing.T) {
+	ahead := newFakeNode(t, 100, `"result":"ahead"`)
+	behind := newFakeNode(t, 90, `"result":"behind"`)
+	p := startPool(t, PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour},
+		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
+	if _, err := p.Forward(context.Background(), callBody, true); err != nil {
+		t.Fatal(err)
+	}
+	ahead.srv.Close()
+	waitHealthy(t, p.Members()[0], false)
+	resp, err := p.Forward(context.Background(), callBody, true)
+	if err == nil {
+		t.Fatalf("a lagging node answered after the head died: %s", resp.Result)
+	}
+	if behind.calls.Load() != 0 {
+		t.Fatalf("lagging node got %d calls", behind.calls.Load())
+	}
+}
+
+func TestPoolFollowsAResetChainAfterLagMemory(t *testing.T) {
+	ahead := newFakeNode(t, 100, `"result":"ahead"`)
+	behind := newFakeNode(t, 90, `"result":"behind"`)
+	p := startPool(t, PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: 50 * time.Millisecond},
+		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
+	ahead.srv.Close()
+	waitHealthy(t, p.Members()[0], false)
+	time.Sleep(100 * time.Millisecond)
+	resp, err := p.Forward(context.Background(), callBody, true)
+	if err != nil || string(resp.Result) != `"behind"` {
+		t.Fatalf("after lag_memory the remaining node should serve: %v %+v", err, resp)
+	}
+}
+
+func waitHealthy(t *testing.T, m *Member, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for m.Healthy() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("member %s healthy=%v, want %v", m.Name(), m.Healthy(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

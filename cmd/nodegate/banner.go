@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/service"
@@ -22,6 +24,7 @@ func printBanner(w io.Writer, svc *service.Service) {
 		fmt.Fprintf(w, "  API key:   %s  (from the command line or config)\n", key)
 	}
 	printChain(w, svc)
+	printPools(w, svc)
 	fmt.Fprintf(w, "  health:    %s/health\n", svc.URL())
 	fmt.Fprintf(w, "  try:       curl -s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s%s\n", endpoint, key)
 	fmt.Fprintln(w, "  Ctrl-C stops nodegate.")
@@ -30,7 +33,6 @@ func printBanner(w io.Writer, svc *service.Service) {
 func printChain(w io.Writer, svc *service.Service) {
 	switch {
 	case svc.Node == nil:
-		fmt.Fprintf(w, "  upstream:  %s\n", svc.Config.Upstream)
 	case svc.Config.Node.ChainDir != "":
 		fmt.Fprintf(w, "  chain:     imported from %s (chain id %d)\n", svc.Config.Node.ChainDir, svc.Node.ChainID())
 	default:
@@ -54,4 +56,31 @@ func printAccounts(w io.Writer, accs []evmnode.Account) {
 	for _, a := range accs {
 		fmt.Fprintf(w, "    %s  private key %s\n", a.Address.Hex(), a.PrivateKeyHex())
 	}
+}
+
+// printPools shows each network's upstreams as the pool sees them at start.
+func printPools(w io.Writer, svc *service.Service) {
+	for _, n := range svc.Networks {
+		for _, st := range n.Pool.Status() {
+			state := "healthy"
+			if !st.Healthy {
+				state = "OUT: " + st.LastError
+			}
+			fmt.Fprintf(w, "  upstream:  %s/%s head %d, %s\n", n.Name, st.Name, st.Head, state)
+		}
+		if n.Partners != nil {
+			for _, st := range n.Partners.Status() {
+				fmt.Fprintf(w, "  partner:   %s/%s (failover for %s)\n", n.Name, st.Name, strings.Join(sortedKeys(n.FailoverMethods), ", "))
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

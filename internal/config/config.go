@@ -27,6 +27,9 @@ type Config struct {
 	Upstream string `yaml:"upstream"`
 	// Node configures the embedded node.
 	Node Node `yaml:"node"`
+	// Networks are the chains served; empty means one default network
+	// whose only upstream is `upstream` or the embedded node.
+	Networks []Network `yaml:"networks"`
 }
 
 // Limits bound request sizes.

@@ -43,6 +43,15 @@ func (c *Config) Validate() error {
 			bad("node.chain_dir", "cannot be used with upstream (the embedded node is not started)")
 		}
 	}
+	if len(c.Networks) > 0 && c.Upstream != "" {
+		bad("upstream", "cannot be used with networks (give the network's upstreams instead)")
+	}
+	if len(c.Networks) > 1 {
+		bad("networks", "one network is served for now; several networks arrive with host-based routing")
+	}
+	for i := range c.Networks {
+		c.Networks[i].validate(fmt.Sprintf("networks[%d]", i), bad)
+	}
 	if c.Node.BlockTime < 0 {
 		bad("node.block_time", "must not be negative")
 	}

@@ -110,9 +110,8 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	n.chainID = ec.NetworkId
 	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	n.stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(fs)}})
-	if err := n.stack.Start(); err != nil {
-		return fmt.Errorf("start node: %w", err)
-	}
+	// Import and index before the node starts, so that its own HTTP/WS
+	// listener (nodegate node) never answers from a half-imported chain.
 	if cfg.ChainDir != "" {
 		if err := importBlocks(backend.BlockChain(), cfg.ChainDir); err != nil {
 			return err
@@ -120,11 +119,17 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 		if err := applyHeadFCU(backend.BlockChain(), cfg.ChainDir); err != nil {
 			return err
 		}
-	} else if err := n.startBeacon(cfg.BlockTime); err != nil {
-		return err
 	}
 	if err := n.waitIndexed(ctx); err != nil {
 		return err
+	}
+	if err := n.stack.Start(); err != nil {
+		return fmt.Errorf("start node: %w", err)
+	}
+	if cfg.ChainDir == "" {
+		if err := n.startBeacon(cfg.BlockTime); err != nil {
+			return err
+		}
 	}
 	srv, err := n.stack.RPCHandler()
 	if err != nil {

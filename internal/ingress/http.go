@@ -103,6 +103,7 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, key *keys.Ke
 		calls = append(calls, c)
 	}
 	answers := s.Pipeline.ServeBatch(ctx, calls)
+	markForwarded(w, calls)
 	out := outPool.Get().(*[]byte)
 	defer outPool.Put(out)
 	buf := (*out)[:0]
@@ -181,4 +182,17 @@ func bodyError(err error, limit int64) *jsonrpc.Error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "request body too large (limit " + itoa(limit) + " bytes)", Status: http.StatusRequestEntityTooLarge}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "could not read request body: " + strings.TrimSpace(err.Error()), Status: http.StatusBadRequest}
+}
+
+// ForwardedHeader names the partner provider that answered a call of the
+// request, when failover forwarding did (SPEC.md, "Failover forwarding").
+const ForwardedHeader = "X-Nodegate-Forwarded-To"
+
+func markForwarded(w http.ResponseWriter, calls []*pipeline.Call) {
+	for _, c := range calls {
+		if c.ForwardedTo != "" {
+			w.Header().Set(ForwardedHeader, c.ForwardedTo)
+			return
+		}
+	}
 }

@@ -43,3 +43,19 @@ func redact(k string) string {
 	}
 	return k
 }
+
+// Add accepts one more key on a plan.
+func (s *Static) Add(plain, plan string) error {
+	if !Valid(plain) {
+		return fmt.Errorf("key %q: %w", redact(plain), ErrMalformed)
+	}
+	old := *s.m.Load()
+	m := make(map[Hash]*Key, len(old)+1)
+	for h, k := range old {
+		m[h] = k
+	}
+	h := HashOf(plain)
+	m[h] = &Key{ID: IDOf(h), Name: "static", Plan: plan}
+	s.m.Store(&m)
+	return nil
+}

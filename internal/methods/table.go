@@ -113,3 +113,14 @@ func validName(s string) bool {
 	}
 	return true
 }
+
+// FailoverEligible lists the methods SPEC.md makes eligible for failover forwarding.
+func FailoverEligible() []string {
+	var out []string
+	for _, r := range spec {
+		if r.Failover {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}

@@ -18,6 +18,8 @@ type Call struct {
 	Parsed methods.Parsed
 	// Client describes the client (for allowlists and logs).
 	Client ClientInfo
+	// ForwardedTo names the partner that answered, when failover did.
+	ForwardedTo string
 }
 
 // ClientInfo is what the transport knows about the caller.

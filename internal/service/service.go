@@ -13,9 +13,8 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
-	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
-	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/telemetry"
 )
 
 // Service is a running nodegate.
@@ -27,6 +26,10 @@ type Service struct {
 	// configured and one was made for this run.
 	Keys         *keys.Static
 	GeneratedKey string
+	// Networks are the served networks with their pools.
+	Networks []*pipeline.Network
+	// Metrics is the service's Prometheus registry.
+	Metrics *telemetry.Registry
 
 	listener net.Listener
 	http     *http.Server
@@ -43,14 +46,16 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 	if err := s.startKeys(); err != nil {
 		return nil, err
 	}
-	up, err := s.startUpstream(ctx)
-	if err != nil {
-		return nil, err
+	s.Metrics = telemetry.New()
+	for _, nc := range cfg.EffectiveNetworks() {
+		n, err := s.buildNetwork(ctx, nc)
+		if err != nil {
+			s.closeNetworks()
+			return nil, err
+		}
+		s.Networks = append(s.Networks, n)
 	}
-	network := &pipeline.Network{Name: "default", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
-	if s.Node != nil {
-		network.ChainID = s.Node.ChainID()
-	}
+	network := s.Networks[0]
 	s.ingress = &ingress.Server{
 		Keys:     s.Keys,
 		Network:  network,
@@ -58,7 +63,7 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 		Limits:   ingress.Limits{MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxBatch: cfg.Limits.MaxBatch},
 	}
 	if err := s.listen(); err != nil {
-		s.closeNode()
+		s.closeNetworks()
 		return nil, err
 	}
 	s.ingress.SetReady(true)
@@ -81,18 +86,6 @@ func (s *Service) startKeys() error {
 	}
 	s.Keys = set
 	return nil
-}
-
-func (s *Service) startUpstream(ctx context.Context) (upstream.Upstream, error) {
-	if s.Config.Upstream != "" {
-		return upstream.NewHTTP(s.Config.Upstream)
-	}
-	n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime})
-	if err != nil {
-		return nil, fmt.Errorf("embedded node: %w", err)
-	}
-	s.Node = n
-	return upstream.Func{ID: "embedded", Fn: n.Do}, nil
 }
 
 func (s *Service) listen() error {
@@ -127,11 +120,17 @@ func (s *Service) URL() string { return "http://" + s.Addr() }
 func (s *Service) Close(ctx context.Context) error {
 	s.ingress.SetReady(false)
 	err := s.http.Shutdown(ctx)
-	s.closeNode()
+	s.closeNetworks()
 	return err
 }
 
-func (s *Service) closeNode() {
+func (s *Service) closeNetworks() {
+	for _, n := range s.Networks {
+		n.Pool.Close()
+		if n.Partners != nil {
+			n.Partners.Close()
+		}
+	}
 	if s.Node != nil {
 		if err := s.Node.Close(); err != nil {
 			slog.Warn("embedded node close", "err", err)

@@ -17,9 +17,21 @@ const MaxResponseBytes = 128 << 20
 
 // HTTP is a node reached over HTTP(S) JSON-RPC.
 type HTTP struct {
-	url    string
-	name   string
-	client *http.Client
+	url     string
+	name    string
+	client  *http.Client
+	headers map[string]string
+}
+
+// NewHTTPWithHeaders makes an HTTP upstream that sends extra headers with
+// every request (a partner's key in an Authorization header, say).
+func NewHTTPWithHeaders(rawURL string, headers map[string]string) (*HTTP, error) {
+	h, err := NewHTTP(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	h.headers = headers
+	return h, nil
 }
 
 // NewHTTP makes an HTTP upstream. The URL may carry credentials or a key in
@@ -57,6 +69,9 @@ func (h *HTTP) Do(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, &Error{Upstream: h.name, Err: err}
 	}
 	req.Header["Content-Type"] = []string{"application/json"}
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, &Error{Upstream: h.name, Err: err}

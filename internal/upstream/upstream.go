@@ -42,6 +42,17 @@ func IsNodeFault(err error) bool {
 type Func struct {
 	ID string
 	Fn func(ctx context.Context, body []byte) ([]byte, error)
+	// Heads, when set, pushes new head numbers (see HeadSource).
+	Heads func(ctx context.Context, fn func(number uint64)) error
+}
+
+// SubscribeHeads implements HeadSource when Heads is set.
+func (f Func) SubscribeHeads(ctx context.Context, fn func(number uint64)) error {
+	if f.Heads == nil {
+		<-ctx.Done() // nothing to push: the pool polls
+		return ctx.Err()
+	}
+	return f.Heads(ctx, fn)
 }
 
 // Name implements Upstream.

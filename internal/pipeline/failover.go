@@ -1,0 +1,34 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// failover forwards an eligible call to the network's partners when the
+// key's plan allows it (SPEC.md, "Failover forwarding"). It returns nil when
+// failover does not apply or the partners could not answer either.
+func failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
+	n := c.Network
+	if n.Partners == nil || !n.FailoverMethods[c.Req.Method] || !failoverAllowed(c.Key) {
+		return nil
+	}
+	resp, partner, err := n.Partners.ForwardFrom(ctx, body, c.Rule.Idempotent)
+	if err != nil {
+		slog.Warn("partner failover failed", "network", n.Name, "method", c.Req.Method, "err", err)
+		return nil
+	}
+	c.ForwardedTo = partner
+	if n.Metrics != nil {
+		n.Metrics.Failover.WithLabelValues(n.Name, c.ForwardedTo, c.Req.Method).Inc()
+	}
+	return resp
+}
+
+// failoverAllowed: the upper tiers (team, enterprise) have failover.
+func failoverAllowed(k *keys.Key) bool {
+	return k != nil && (k.Plan == "team" || k.Plan == "enterprise")
+}

@@ -1,0 +1,125 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+// buildNetwork makes a network's pool (starting the embedded node when it
+// is one of the upstreams) and its partners.
+func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipeline.Network, error) {
+	var members []upstream.MemberConfig
+	for _, uc := range nc.Upstreams {
+		u, err := s.makeUpstream(ctx, uc)
+		if err != nil {
+			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
+		}
+		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority})
+	}
+	pool := upstream.NewPool(nc.Name, poolConfig(nc.Pool), members...)
+	n := &pipeline.Network{
+		Name: nc.Name, Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM),
+		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
+	}
+	if s.Node != nil {
+		n.ChainID = s.Node.ChainID()
+	}
+	if len(nc.Partners) > 0 {
+		var partners []upstream.MemberConfig
+		for _, pc := range nc.Partners {
+			u, err := upstream.NewHTTPWithHeaders(pc.URL, pc.Headers)
+			if err != nil {
+				return nil, fmt.Errorf("network %s: partner %s: %w", nc.Name, pc.Name, err)
+			}
+			partners = append(partners, upstream.MemberConfig{Upstream: named{u, pc.Name}})
+		}
+		pcfg := poolConfig(nc.Pool)
+		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
+		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
+	}
+	s.watch(n)
+	return n, nil
+}
+
+func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstream.Upstream, error) {
+	if uc.URL != config.EmbeddedURL {
+		u, err := upstream.NewHTTP(uc.URL)
+		if err != nil {
+			return nil, err
+		}
+		return named{u, uc.Name}, nil
+	}
+	if s.Node == nil {
+		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime})
+		if err != nil {
+			return nil, fmt.Errorf("embedded node: %w", err)
+		}
+		s.Node = n
+	}
+	return upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, nil
+}
+
+// watch starts head tracking and reports health changes as metrics.
+func (s *Service) watch(n *pipeline.Network) {
+	for _, p := range []*upstream.Pool{n.Pool, n.Partners} {
+		if p == nil {
+			continue
+		}
+		p.OnChange = func(member string, healthy bool) {
+			state, up := "down", 0.0
+			if healthy {
+				state, up = "up", 1
+			}
+			s.Metrics.UpstreamUp.WithLabelValues(n.Name, member).Set(up)
+			s.Metrics.UpstreamChanges.WithLabelValues(n.Name, member, state).Inc()
+		}
+		p.Start(context.Background())
+		for _, st := range p.Status() {
+			up := 0.0
+			if st.Healthy {
+				up = 1
+			}
+			s.Metrics.UpstreamUp.WithLabelValues(n.Name, st.Name).Set(up)
+		}
+	}
+}
+
+func poolConfig(c config.Pool) upstream.PoolConfig {
+	return upstream.PoolConfig{
+		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
+		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
+	}
+}
+
+// failoverMethods is the configured list, or the methods the method table
+// marks eligible (SPEC.md's three).
+func failoverMethods(list []string) map[string]bool {
+	m := map[string]bool{}
+	if len(list) == 0 {
+		list = methods.FailoverEligible()
+	}
+	for _, name := range list {
+		m[name] = true
+	}
+	return m
+}
+
+// named gives an upstream the operator's name for it.
+type named struct {
+	upstream.Upstream
+	name string
+}
+
+func (n named) Name() string {
+	if n.name != "" {
+		return n.name
+	}
+	return n.Upstream.Name()
+}

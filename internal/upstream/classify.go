@@ -1,0 +1,46 @@
+package upstream
+
+import (
+	"strings"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// nodeFaultMessages are JSON-RPC error texts that describe the node's state,
+// not the request: another node (at the head, fully synced) may answer.
+var nodeFaultMessages = []string{
+	"header not found",
+	"missing trie node",
+	"unknown block",
+	"state is not available",
+	"state not available",
+	"historical state",
+	"transaction indexing is in progress",
+	"request timed out",
+	"too many requests",
+	"rate limit",
+	"server is overloaded",
+	"not synced",
+	"syncing",
+}
+
+// IsNodeFaultAnswer reports whether a JSON-RPC error answer is the node's
+// fault (a lagging or overloaded node) rather than an answer about the
+// request. Reverts (code 3), invalid params and unknown methods are answers.
+func IsNodeFaultAnswer(e *jsonrpc.Error) bool {
+	if e == nil {
+		return false
+	}
+	switch e.Code {
+	case jsonrpc.CodeReverted, jsonrpc.CodeInvalidParams, jsonrpc.CodeMethodNotFound,
+		jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	for _, m := range nodeFaultMessages {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,143 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// HeadSource is implemented by upstreams that push new heads (the embedded
+// node, subscription-capable connections); others are polled.
+type HeadSource interface {
+	SubscribeHeads(ctx context.Context, fn func(number uint64)) error
+}
+
+// Start polls every member's head once (so the first calls already choose
+// well), then tracks heads and health in the background until Close.
+func (p *Pool) Start(ctx context.Context) {
+	bg, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	done := make(chan struct{}, len(p.members))
+	for _, m := range p.members {
+		go func() {
+			p.poll(ctx, m)
+			done <- struct{}{}
+		}()
+	}
+	for range p.members {
+		<-done
+	}
+	for _, m := range p.members {
+		if hs, ok := m.Upstream.(HeadSource); ok {
+			p.wg.Go(func() { p.subscribe(bg, m, hs) })
+		}
+		p.wg.Go(func() { p.track(bg, m) })
+	}
+}
+
+// track polls m: at HeadInterval while healthy, at ProbeInterval while out.
+func (p *Pool) track(ctx context.Context, m *Member) {
+	for {
+		wait := p.cfg.HeadInterval
+		if !m.Healthy() {
+			wait = p.cfg.ProbeInterval
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		p.poll(ctx, m)
+	}
+}
+
+// poll asks m for its head; success brings it back, a failure counts as a fault.
+func (p *Pool) poll(ctx context.Context, m *Member) {
+	pctx, cancel := context.WithTimeout(ctx, min(p.cfg.AttemptTimeout, 5*time.Second))
+	defer cancel()
+	n, err := p.headOf(pctx, m)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		if m.fault(err, p.cfg.FailThreshold) {
+			slog.Warn("upstream out of service", "pool", p.id, "upstream", m.Name(), "err", err)
+			p.changed(m, false)
+		}
+		return
+	}
+	m.head.Store(n)
+	if !m.Healthy() {
+		m.recover()
+		slog.Info("upstream back in service", "pool", p.id, "upstream", m.Name(), "head", n)
+		p.changed(m, true)
+	}
+}
+
+func (p *Pool) headOf(ctx context.Context, m *Member) (uint64, error) {
+	body := jsonrpc.AppendRequest(nil, 1, p.headMethod(), json.RawMessage("[]"))
+	out, err := m.Upstream.Do(ctx, body)
+	if err != nil {
+		return 0, err
+	}
+	_, resp, err := jsonrpc.DecodeResponse(out)
+	if err != nil {
+		return 0, &Error{Upstream: m.Name(), Err: err}
+	}
+	if resp.Err != nil {
+		return 0, &Error{Upstream: m.Name(), Err: errors.New(resp.Err.Message)}
+	}
+	n, err := ParseBlockNumber(resp.Result)
+	if err != nil {
+		return 0, &Error{Upstream: m.Name(), Err: err}
+	}
+	return n, nil
+}
+
+// ParseBlockNumber reads a block number given as a hex quantity string
+// (EVM) or a plain JSON number (Starknet).
+func ParseBlockNumber(raw json.RawMessage) (uint64, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, fmt.Errorf("block number: %w", err)
+		}
+		return hexutil.DecodeUint64(s)
+	}
+	n, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("block number %s: %w", raw, err)
+	}
+	return n, nil
+}
+
+func (p *Pool) headMethod() string {
+	if p.cfg.HeadMethod != "" {
+		return p.cfg.HeadMethod
+	}
+	return "eth_blockNumber"
+}
+
+// subscribe keeps a push subscription to m's heads, re-subscribing after a drop.
+func (p *Pool) subscribe(ctx context.Context, m *Member, hs HeadSource) {
+	for ctx.Err() == nil {
+		err := hs.SubscribeHeads(ctx, func(n uint64) {
+			m.head.Store(n)
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		slog.Debug("head subscription ended", "upstream", m.Name(), "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(p.cfg.ProbeInterval):
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package upstream
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Member is one upstream of a pool with what the pool knows about it.
+type Member struct {
+	Upstream Upstream
+	Weight   int // relative share among equals (default 1)
+	Priority int // lower is preferred; higher tiers serve only when lower ones cannot
+
+	head     atomic.Uint64
+	healthy  atomic.Bool
+	inflight atomic.Int64
+	// latency is an exponentially weighted moving average, in nanoseconds.
+	latency atomic.Int64
+
+	mu        sync.Mutex
+	fails     int       // consecutive node faults
+	lastErr   string    // last node fault, for status
+	downSince time.Time // zero while healthy
+	lastSeen  time.Time // last successful answer or head
+}
+
+func newMember(u Upstream, weight, priority int) *Member {
+	if weight <= 0 {
+		weight = 1
+	}
+	m := &Member{Upstream: u, Weight: weight, Priority: priority}
+	m.healthy.Store(true)
+	return m
+}
+
+// Name is the upstream's name.
+func (m *Member) Name() string { return m.Upstream.Name() }
+
+// Healthy reports whether the pool may choose the member.
+func (m *Member) Healthy() bool { return m.healthy.Load() }
+
+// Head is the last block number the member reported.
+func (m *Member) Head() uint64 { return m.head.Load() }
+
+// setHead raises the member's head (heads never go backwards here: a reorg
+// to a lower number shows up as the next higher block soon enough).
+func (m *Member) setHead(n uint64) {
+	for {
+		cur := m.head.Load()
+		if n <= cur || m.head.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+// observe records a successful exchange.
+func (m *Member) observe(d time.Duration) {
+	const alpha = 0.2
+	old := m.latency.Load()
+	next := int64(d)
+	if old != 0 {
+		next = int64(alpha*float64(d) + (1-alpha)*float64(old))
+	}
+	m.latency.Store(next)
+	m.mu.Lock()
+	m.fails = 0
+	m.lastSeen = time.Now()
+	m.mu.Unlock()
+}
+
+// fault records a node fault and takes the member out after threshold
+// consecutive faults. It returns true when this call took it out.
+func (m *Member) fault(err error, threshold int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fails++
+	m.lastErr = err.Error()
+	if m.fails >= threshold && m.healthy.Load() {
+		m.healthy.Store(false)
+		m.downSince = time.Now()
+		return true
+	}
+	return false
+}
+
+// recover puts the member back in service.
+func (m *Member) recover() {
+	m.mu.Lock()
+	m.fails = 0
+	m.downSince = time.Time{}
+	m.lastSeen = time.Now()
+	m.mu.Unlock()
+	m.healthy.Store(true)
+}
+
+// score orders candidates: expected wait, lower is better.
+func (m *Member) score() float64 {
+	lat := float64(m.latency.Load())
+	if lat == 0 {
+		lat = float64(time.Millisecond) // unknown: assume fast, so new members get traffic
+	}
+	return lat * float64(m.inflight.Load()+1) / float64(m.Weight)
+}
+
+// MemberStatus is a member's state for operators.
+type MemberStatus struct {
+	Name      string    `json:"name"`
+	Healthy   bool      `json:"healthy"`
+	Head      uint64    `json:"head"`
+	Lag       uint64    `json:"lag"`
+	LatencyMS float64   `json:"latency_ms"`
+	InFlight  int64     `json:"in_flight"`
+	Weight    int       `json:"weight"`
+	Priority  int       `json:"priority"`
+	Fails     int       `json:"consecutive_failures"`
+	LastError string    `json:"last_error,omitempty"`
+	DownSince time.Time `json:"down_since,omitzero"`
+}
+
+func (m *Member) status(best uint64) MemberStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	head := m.head.Load()
+	lag := uint64(0)
+	if best > head {
+		lag = best - head
+	}
+	return MemberStatus{
+		Name: m.Name(), Healthy: m.healthy.Load(), Head: head, Lag: lag,
+		LatencyMS: math.Round(float64(m.latency.Load())/1e4) / 100, InFlight: m.inflight.Load(),
+		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
+	}
+}

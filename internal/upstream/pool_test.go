@@ -1,0 +1,287 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// fakeNode is a JSON-RPC node on loopback whose behaviour a test sets.
+type fakeNode struct {
+	srv    *httptest.Server
+	head   atomic.Uint64
+	calls  atomic.Int64 // non-head calls received
+	answer atomic.Value // string: the JSON of result or error for other calls
+	status atomic.Int64 // HTTP status for other calls (0: 200)
+	delay  atomic.Int64 // ns before answering other calls
+}
+
+func newFakeNode(t *testing.T, head uint64, answer string) *fakeNode {
+	t.Helper()
+	f := &fakeNode{}
+	f.head.Store(head)
+	f.answer.Store(answer)
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(body, &req)
+	if req.Method == "eth_blockNumber" {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x%x"}`, req.ID, f.head.Load())
+		return
+	}
+	f.calls.Add(1)
+	if d := f.delay.Load(); d > 0 {
+		select {
+		case <-time.After(time.Duration(d)):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if st := f.status.Load(); st != 0 {
+		w.WriteHeader(int(st))
+		_, _ = io.WriteString(w, "overloaded")
+		return
+	}
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,%s}`, req.ID, f.answer.Load().(string))
+}
+
+func httpMember(t *testing.T, url string) MemberConfig {
+	t.Helper()
+	u, err := NewHTTP(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return MemberConfig{Upstream: u}
+}
+
+func startPool(t *testing.T, cfg PoolConfig, members ...MemberConfig) *Pool {
+	t.Helper()
+	p := NewPool("test", cfg, members...)
+	p.Start(context.Background())
+	t.Cleanup(p.Close)
+	return p
+}
+
+var callBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionByHash","params":["0x01"]}`)
+
+// deadURL is a loopback address nothing listens on.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
+
+func TestPoolChoosesOnlyNodesAtTheHead(t *testing.T) {
+	ahead := newFakeNode(t, 100, `"result":"ahead"`)
+	behind := newFakeNode(t, 90, `"result":"behind"`)
+	p := startPool(t, PoolConfig{HeadInterval: time.Hour}, httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
+	for range 50 {
+		resp, err := p.Forward(context.Background(), callBody, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.Result) != `"ahead"` {
+			t.Fatalf("answer from the lagging node: %s", resp.Result)
+		}
+	}
+	if behind.calls.Load() != 0 {
+		t.Fatalf("lagging node got %d calls", behind.calls.Load())
+	}
+}
+
+func TestPoolRetries(t *testing.T) {
+	tests := []struct {
+		name       string
+		first      func(f *fakeNode) // makes the first node misbehave
+		idempotent bool
+		wantResult string // result expected from the client's view
+		wantSecond bool   // the healthy node is asked
+		wantErr    bool
+	}{
+		{"5xx is retried", func(f *fakeNode) { f.status.Store(503) }, true, `"good"`, true, false},
+		{"429 is retried", func(f *fakeNode) { f.status.Store(429) }, true, `"good"`, true, false},
+		{"header not found is retried", func(f *fakeNode) { f.answer.Store(`"error":{"code":-32000,"message":"header not found"}`) }, true, `"good"`, true, false},
+		{"revert is an answer", func(f *fakeNode) {
+			f.answer.Store(`"error":{"code":3,"message":"execution reverted","data":"0x"}`)
+		}, true, "", false, false},
+		{"null is an answer", func(f *fakeNode) { f.answer.Store(`"result":null`) }, true, "null", false, false},
+		{"a write is not sent twice", func(f *fakeNode) { f.status.Store(503) }, false, "", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := newFakeNode(t, 10, `"result":"bad"`)
+			good := newFakeNode(t, 10, `"result":"good"`)
+			tc.first(bad)
+			// Only the bad node first: the good one joins at a lower priority tier.
+			p := startPool(t, PoolConfig{HeadInterval: time.Hour, FailThreshold: 100},
+				httpMember(t, bad.srv.URL), MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
+			resp, err := p.Forward(context.Background(), callBody, tc.idempotent)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("want an error, got %+v", resp)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantResult != "" && string(resp.Result) != tc.wantResult {
+				t.Fatalf("result %s, want %s", resp.Result, tc.wantResult)
+			}
+			if got := good.calls.Load() > 0; got != tc.wantSecond {
+				t.Fatalf("second node asked: %v, want %v", got, tc.wantSecond)
+			}
+			if bad.calls.Load() != 1 {
+				t.Fatalf("first node asked %d times, want once", bad.calls.Load())
+			}
+		})
+	}
+}
+
+func mustHTTP(t *testing.T, url string) Upstream {
+	t.Helper()
+	u, err := NewHTTP(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestPoolRetriesWriteWhenNothingWasSent(t *testing.T) {
+	good := newFakeNode(t, 10, `"result":"0xhash"`)
+	dead := deadURL(t)
+	p := NewPool("test", PoolConfig{HeadInterval: time.Hour}, httpMember(t, dead), MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
+	// No Start: both members count as healthy, so the dead one is tried first.
+	resp, err := p.Forward(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x00"]}`), false)
+	if err != nil {
+		t.Fatalf("refused connection should move a write to the next node: %v", err)
+	}
+	if string(resp.Result) != `"0xhash"` || good.calls.Load() != 1 {
+		t.Fatalf("got %s with %d calls on the good node", resp.Result, good.calls.Load())
+	}
+}
+
+func TestPoolTakesOutAndBringsBack(t *testing.T) {
+	f := newFakeNode(t, 5, `"result":"ok"`)
+	other := newFakeNode(t, 5, `"result":"other"`)
+	p := startPool(t, PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 10 * time.Millisecond},
+		httpMember(t, f.srv.URL), httpMember(t, other.srv.URL))
+	f.status.Store(503)
+	// Calls keep succeeding while one node fails.
+	for range 20 {
+		resp, err := p.Forward(context.Background(), callBody, true)
+		if err != nil || string(resp.Result) != `"other"` {
+			t.Fatalf("call failed or went to the failing node: %v %+v", err, resp)
+		}
+	}
+	if p.Members()[0].Healthy() {
+		t.Fatal("the failing node is still in service")
+	}
+	f.status.Store(0)
+	deadline := time.Now().Add(2 * time.Second)
+	for !p.Members()[0].Healthy() {
+		if time.Now().After(deadline) {
+			t.Fatal("the node did not come back after recovering")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPoolAllDown(t *testing.T) {
+	p := startPool(t, PoolConfig{HeadInterval: time.Hour, ProbeInterval: time.Hour}, httpMember(t, deadURL(t)), httpMember(t, deadURL(t)))
+	start := time.Now()
+	_, err := p.Forward(context.Background(), callBody, true)
+	if err == nil {
+		t.Fatal("want an error with every node down")
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Fatalf("took %v to give up", time.Since(start))
+	}
+}
+
+func TestIsNodeFaultAnswer(t *testing.T) {
+	tests := []struct {
+		name string
+		code int
+		msg  string
+		want bool
+	}{
+		{"header not found", -32000, "header not found", true},
+		{"missing trie node", -32000, "missing trie node 1234 (path )", true},
+		{"revert", 3, "execution reverted: header not found", false},
+		{"invalid params", -32602, "invalid argument 0: unknown block", false},
+		{"nonce too low", -32000, "nonce too low", false},
+		{"rate limited", -32005, "Too Many Requests", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsNodeFaultAnswer(&jsonrpc.Error{Code: tc.code, Message: tc.msg}); got != tc.want {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPoolKeepsLaggingNodesOutAfterTheHeadDies(t *testing.T) {
+	ahead := newFakeNode(t, 100, `"result":"ahead"`)
+	behind := newFakeNode(t, 90, `"result":"behind"`)
+	p := startPool(t, PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour},
+		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
+	if _, err := p.Forward(context.Background(), callBody, true); err != nil {
+		t.Fatal(err)
+	}
+	ahead.srv.Close()
+	waitHealthy(t, p.Members()[0], false)
+	resp, err := p.Forward(context.Background(), callBody, true)
+	if err == nil {
+		t.Fatalf("a lagging node answered after the head died: %s", resp.Result)
+	}
+	if behind.calls.Load() != 0 {
+		t.Fatalf("lagging node got %d calls", behind.calls.Load())
+	}
+}
+
+func TestPoolFollowsAResetChainAfterLagMemory(t *testing.T) {
+	ahead := newFakeNode(t, 100, `"result":"ahead"`)
+	behind := newFakeNode(t, 90, `"result":"behind"`)
+	p := startPool(t, PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: 50 * time.Millisecond},
+		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
+	ahead.srv.Close()
+	waitHealthy(t, p.Members()[0], false)
+	time.Sleep(100 * time.Millisecond)
+	resp, err := p.Forward(context.Background(), callBody, true)
+	if err != nil || string(resp.Result) != `"behind"` {
+		t.Fatalf("after lag_memory the remaining node should serve: %v %+v", err, resp)
+	}
+}
+
+func waitHealthy(t *testing.T, m *Member, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for m.Healthy() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("member %s healthy=%v, want %v", m.Name(), m.Healthy(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

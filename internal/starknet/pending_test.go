@@ -390,4 +390,3 @@ func extractTxs(t testing.TB, raw []byte) []byte {
 	}
 	return b.Txs
 }
-

@@ -2,7 +2,10 @@ module github.com/nodegate/nodegate
 
 go 1.26.8
 
-require github.com/ethereum/go-ethereum v1.17.10
+require (
+	github.com/consensys/gnark-crypto v0.18.1
+	github.com/ethereum/go-ethereum v1.17.10
+)
 
 require (
 	github.com/DataDog/zstd v1.5.7 // indirect
@@ -24,7 +27,6 @@ require (
 	github.com/cockroachdb/redact v1.1.5 // indirect
 	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258 // indirect
 	github.com/cockroachdb/tokenbucket v0.0.0-20230807174530-cc333fc44b06 // indirect
-	github.com/consensys/gnark-crypto v0.18.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.5 // indirect
 	github.com/crate-crypto/go-eth-kzg v1.5.0 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect

@@ -28,7 +28,8 @@ type Rule struct {
 	Failover bool
 	// Credits is the method's default credit cost.
 	Credits int
-	// Validated rules are the nine methods of the spec.
+	// Validated rules check their params at the gateway (the methods of
+	// the spec, and the no-params pending-transactions methods).
 	Validated bool
 }
 

@@ -25,7 +25,7 @@ var spec = []Rule{
 	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80},
 	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[jsonObject](), optional[jsonObject]()}, Idempotent: true, Credits: 300},
 	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[jsonObject](), optional[jsonObject]()}, Idempotent: true, Failover: true, Credits: 80},
-	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Idempotent: true, Credits: 80},
+	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},
 }
 
 // forwarded are standard methods with their own entries: writes are not
@@ -48,7 +48,9 @@ var forwarded = []Rule{
 // Refused namespaces and methods (DESIGN.md, "namespaces").
 var (
 	defaultAllowedPrefixes = []string{"eth_", "net_", "web3_"}
-	defaultRefused         = []string{"admin_", "debug_", "personal_", "miner_", "txpool_", "engine_", "eth_sign", "eth_sendTransaction"}
+	// allowedPrefixes are the namespaces forwarded by default, per family.
+	allowedPrefixes = map[Family][]string{FamilyEVM: defaultAllowedPrefixes, FamilyStarknet: starknetAllowedPrefixes}
+	defaultRefused  = []string{"admin_", "debug_", "personal_", "miner_", "txpool_", "engine_", "eth_sign", "eth_sendTransaction"}
 )
 
 // Table resolves method names to rules for one network.
@@ -61,8 +63,8 @@ type Table struct {
 
 // NewTable builds the default table for a family.
 func NewTable(family Family) *Table {
-	t := &Table{rules: make(map[string]*Rule), family: family, allowed: defaultAllowedPrefixes, refused: defaultRefused}
-	for _, list := range [][]Rule{spec, forwarded} {
+	t := &Table{rules: make(map[string]*Rule), family: family, allowed: allowedPrefixes[family], refused: defaultRefused}
+	for _, list := range [][]Rule{spec, forwarded, starknetRules} {
 		for i := range list {
 			r := list[i]
 			if r.Family == "" {
@@ -84,7 +86,7 @@ func (t *Table) Lookup(method string) (*Rule, *jsonrpc.Error) {
 		}
 		return r, nil
 	}
-	if t.family != FamilyEVM || !validName(method) || hasPrefix(method, t.refused) || !hasPrefix(method, t.allowed) {
+	if !validName(method) || hasPrefix(method, t.refused) || !hasPrefix(method, t.allowed) {
 		return nil, jsonrpc.ErrMethodNotFound(method)
 	}
 	return &Rule{Name: method, Family: t.family, Idempotent: true, Credits: DefaultCredits}, nil

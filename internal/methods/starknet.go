@@ -1,0 +1,44 @@
+package methods
+
+// The starknet family (SPEC.md's rollup family). Its own starknet_ methods
+// are forwarded to the node; rollup_pendingTransactions and its upstream
+// name starknet_pendingTransactions take no params and are answered by
+// internal/starknet. devnet_ methods exist only on a network whose node is
+// the embedded devnet (EnableDevnet).
+
+// noArgs is a params list that must be empty: any element is -32602
+// "too many arguments, want at most 0".
+var noArgs = []arg{}
+
+// starknetAllowedPrefixes are forwarded by default on a starknet network.
+var starknetAllowedPrefixes = []string{"starknet_"}
+
+// starknetRules are the starknet methods with entries of their own: writes
+// are not idempotent, cheap reads cost less.
+var starknetRules = []Rule{
+	{Name: "starknet_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},
+	{Name: "starknet_addInvokeTransaction", Family: FamilyStarknet, Credits: 250},
+	{Name: "starknet_addDeclareTransaction", Family: FamilyStarknet, Credits: 250},
+	{Name: "starknet_addDeployAccountTransaction", Family: FamilyStarknet, Credits: 250},
+	{Name: "starknet_chainId", Family: FamilyStarknet, Idempotent: true, Credits: 5},
+	{Name: "starknet_specVersion", Family: FamilyStarknet, Idempotent: true, Credits: 5},
+	{Name: "starknet_syncing", Family: FamilyStarknet, Idempotent: true, Credits: 5},
+}
+
+// devnetRules are the embedded devnet's own methods.
+var devnetRules = []Rule{
+	{Name: "devnet_createBlock", Family: FamilyStarknet, Args: noArgs, Credits: 80},
+}
+
+// EnableDevnet admits the devnet_ methods on a starknet table; a table of
+// another family is left as it is.
+func (t *Table) EnableDevnet() {
+	if t.family != FamilyStarknet {
+		return
+	}
+	for i := range devnetRules {
+		r := devnetRules[i]
+		r.Validated = r.Args != nil
+		t.rules[r.Name] = &r
+	}
+}

@@ -1,0 +1,170 @@
+package starknet
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DevnetConfig configures the embedded devnet. Zero values take the
+// defaults documented on each field.
+type DevnetConfig struct {
+	// ChainID is the short-string chain id (default "SN_DEVNET", i.e.
+	// 0x534e5f4445564e4554 from starknet_chainId). Transaction hashes are
+	// computed for it, so a client must sign for the same id.
+	ChainID string
+	// BlockTime is how long transactions stay pending at most: every
+	// BlockTime a non-empty pending pool is moved into a new block.
+	// 0 keeps them pending until devnet_createBlock.
+	BlockTime time.Duration
+	// MaxPending bounds the pending pool (default 10000); a full pool
+	// refuses new transactions until a block is made.
+	MaxPending int
+	// KeepBlocks is how many recent blocks stay queryable (default 1024).
+	KeepBlocks int
+	// MaxBatch bounds a batch request (default 1000).
+	MaxBatch int
+	// MaxBodyBytes bounds a request body (default 5 MiB).
+	MaxBodyBytes int
+	// Tx bounds one transaction's calldata and signature.
+	Tx TxLimits
+}
+
+func (c DevnetConfig) withDefaults() DevnetConfig {
+	if c.ChainID == "" {
+		c.ChainID = "SN_DEVNET"
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = 10000
+	}
+	if c.KeepBlocks <= 0 {
+		c.KeepBlocks = 1024
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 1000
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 5 << 20
+	}
+	c.Tx = c.Tx.withDefaults()
+	return c
+}
+
+// DevnetSpecVersion is the Starknet JSON-RPC version the devnet speaks:
+// the last one with starknet_pendingTransactions.
+const DevnetSpecVersion = "0.4.0"
+
+// Devnet is an in-process Starknet devnet: a pending pool that accepts
+// INVOKE v0 and v1 transactions, hashes them as Starknet does, lists them
+// through starknet_pendingTransactions and moves them into blocks after
+// BlockTime or on devnet_createBlock. It is a devnet, not a sequencer: it
+// executes nothing, checks no signature, nonce, fee or balance, and keeps
+// no state but the transactions themselves (new_root is always 0x0).
+type Devnet struct {
+	cfg      DevnetConfig
+	chainID  Felt
+	chainHex []byte // quoted starknet_chainId result
+
+	mu      sync.Mutex
+	pending []*storedTx
+	blocks  []*block // the most recent cfg.KeepBlocks blocks, oldest first
+	byHash  map[[32]byte]*storedTx
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// storedTx is an accepted transaction, encoded once at acceptance.
+type storedTx struct {
+	hash  Felt
+	json  []byte // the TXN object of Starknet JSON-RPC 0.4, with transaction_hash
+	block *block // nil while pending
+}
+
+// NewDevnet makes a devnet with a genesis block and, with a BlockTime,
+// starts its block timer. Close stops the timer.
+func NewDevnet(cfg DevnetConfig) (*Devnet, error) {
+	cfg = cfg.withDefaults()
+	chain, err := ChainIDFelt(cfg.ChainID)
+	if err != nil {
+		return nil, fmt.Errorf("devnet chain id: %w", err)
+	}
+	if cfg.BlockTime < 0 {
+		return nil, fmt.Errorf("devnet block time %s is negative", cfg.BlockTime)
+	}
+	d := &Devnet{
+		cfg:      cfg,
+		chainID:  chain,
+		chainHex: chain.appendQuoted(nil),
+		byHash:   make(map[[32]byte]*storedTx),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	d.blocks = append(d.blocks, newBlock(0, Felt{}, uint64(time.Now().Unix()), nil))
+	if cfg.BlockTime > 0 {
+		go d.timer(cfg.BlockTime)
+	} else {
+		close(d.done)
+	}
+	return d, nil
+}
+
+// ChainID is the devnet's chain id felt.
+func (d *Devnet) ChainID() Felt { return d.chainID }
+
+// Close stops the block timer. The devnet keeps answering; it just no
+// longer makes blocks on its own.
+func (d *Devnet) Close() error {
+	select {
+	case <-d.stop:
+	default:
+		close(d.stop)
+	}
+	<-d.done
+	return nil
+}
+
+func (d *Devnet) timer(every time.Duration) {
+	defer close(d.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+			d.mu.Lock()
+			if len(d.pending) > 0 {
+				d.sealLocked()
+			}
+			d.mu.Unlock()
+		}
+	}
+}
+
+// sealLocked moves every pending transaction into a new block.
+func (d *Devnet) sealLocked() *block {
+	head := d.blocks[len(d.blocks)-1]
+	ts := max(uint64(time.Now().Unix()), head.timestamp) // never older than the parent
+	b := newBlock(head.number+1, head.hash, ts, d.pending)
+	for _, tx := range d.pending {
+		tx.block = b
+	}
+	d.pending = nil
+	d.blocks = append(d.blocks, b)
+	if over := len(d.blocks) - d.cfg.KeepBlocks; over > 0 {
+		for _, old := range d.blocks[:over] {
+			for _, tx := range old.txs {
+				delete(d.byHash, tx.hash.Bytes())
+			}
+		}
+		d.blocks = append(d.blocks[:0:0], d.blocks[over:]...)
+	}
+	return b
+}
+
+func (f Felt) appendQuoted(buf []byte) []byte {
+	buf = append(buf, '"')
+	buf = f.AppendHex(buf)
+	return append(buf, '"')
+}

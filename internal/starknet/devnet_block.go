@@ -1,0 +1,142 @@
+package starknet
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// block is a sealed devnet block.
+type block struct {
+	number    uint64
+	hash      Felt
+	parent    Felt
+	timestamp uint64
+	txs       []*storedTx
+}
+
+// newBlock makes a block. Its hash is a devnet hash, h(number, parent_hash,
+// timestamp, transaction hashes...): unique and checkable, but not
+// Starknet's block hash, which commits to state the devnet does not keep.
+func newBlock(number uint64, parent Felt, ts uint64, txs []*storedTx) *block {
+	var h hashChain
+	h.add(FeltFromUint64(number))
+	h.add(parent)
+	h.add(FeltFromUint64(ts))
+	for _, tx := range txs {
+		h.add(tx.hash)
+	}
+	return &block{number: number, hash: h.sum(), parent: parent, timestamp: ts, txs: txs}
+}
+
+// sequencerAddress is the devnet's sequencer: there is none, so 0x0.
+var sequencerAddress = FeltFromUint64(0)
+
+// appendTxs appends the transactions as a JSON array.
+func appendTxs(buf []byte, txs []*storedTx) []byte {
+	buf = append(buf, '[')
+	for i, tx := range txs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, tx.json...)
+	}
+	return append(buf, ']')
+}
+
+// appendJSON writes BLOCK_WITH_TXS of Starknet JSON-RPC 0.4.
+func (b *block) appendJSON(buf []byte) []byte {
+	buf = append(buf, `{"status":"ACCEPTED_ON_L2","block_hash":`...)
+	buf = b.hash.appendQuoted(buf)
+	buf = append(buf, `,"parent_hash":`...)
+	buf = b.parent.appendQuoted(buf)
+	buf = append(buf, `,"block_number":`...)
+	buf = strconv.AppendUint(buf, b.number, 10)
+	buf = append(buf, `,"new_root":"0x0","timestamp":`...)
+	buf = strconv.AppendUint(buf, b.timestamp, 10)
+	buf = append(buf, `,"sequencer_address":`...)
+	buf = sequencerAddress.appendQuoted(buf)
+	buf = append(buf, `,"transactions":`...)
+	buf = appendTxs(buf, b.txs)
+	return append(buf, '}')
+}
+
+// appendPendingJSON writes PENDING_BLOCK_WITH_TXS of Starknet JSON-RPC 0.4.
+func appendPendingJSON(buf []byte, parent *block, ts uint64, txs []*storedTx) []byte {
+	buf = append(buf, `{"transactions":`...)
+	buf = appendTxs(buf, txs)
+	buf = append(buf, `,"timestamp":`...)
+	buf = strconv.AppendUint(buf, ts, 10)
+	buf = append(buf, `,"sequencer_address":`...)
+	buf = sequencerAddress.appendQuoted(buf)
+	buf = append(buf, `,"parent_hash":`...)
+	buf = parent.hash.appendQuoted(buf)
+	return append(buf, '}')
+}
+
+// blockID is a parsed BLOCK_ID: a tag, a number or a hash.
+type blockID struct {
+	tag    string // "latest" or "pending"; empty for number or hash
+	number uint64
+	hasNum bool
+	hash   Felt
+}
+
+var errBlockID = errors.New(`block_id must be "latest", "pending", {"block_number": n} or {"block_hash": "0x..."}`)
+
+func parseBlockID(raw json.RawMessage) (blockID, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var tag string
+		if err := json.Unmarshal(raw, &tag); err != nil {
+			return blockID{}, errBlockID
+		}
+		if tag != "latest" && tag != "pending" {
+			return blockID{}, fmt.Errorf("%w; got %q", errBlockID, clip(tag))
+		}
+		return blockID{tag: tag}, nil
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return blockID{}, fmt.Errorf("%w; got %s", errBlockID, jsonKind(raw))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || len(obj) != 1 {
+		return blockID{}, errBlockID
+	}
+	if n, ok := obj["block_number"]; ok {
+		var v uint64
+		if err := json.Unmarshal(n, &v); err != nil {
+			return blockID{}, fmt.Errorf("block_id.block_number must be a non-negative integer, got %s", clip(string(n)))
+		}
+		return blockID{number: v, hasNum: true}, nil
+	}
+	if h, ok := obj["block_hash"]; ok {
+		var f Felt
+		if err := f.UnmarshalJSON(h); err != nil {
+			return blockID{}, fmt.Errorf("block_id.block_hash: %w", err)
+		}
+		return blockID{hash: f}, nil
+	}
+	return blockID{}, errBlockID
+}
+
+// findLocked resolves a block id other than pending; nil when not kept.
+func (d *Devnet) findLocked(id blockID) *block {
+	switch {
+	case id.tag == "latest":
+		return d.blocks[len(d.blocks)-1]
+	case id.hasNum:
+		first := d.blocks[0].number
+		if id.number < first || id.number-first >= uint64(len(d.blocks)) {
+			return nil
+		}
+		return d.blocks[id.number-first]
+	default:
+		for _, b := range d.blocks {
+			if b.hash.Equal(id.hash) {
+				return b
+			}
+		}
+		return nil
+	}
+}

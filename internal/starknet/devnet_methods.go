@@ -1,0 +1,206 @@
+package starknet
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Starknet JSON-RPC error codes the devnet answers with.
+const (
+	CodeBlockNotFound   = 24
+	CodeTxHashNotFound  = 29
+	CodeDuplicateTx     = 59
+	CodeUnexpectedError = 63
+)
+
+// devnetMethod answers one method from its raw params.
+type devnetMethod func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error)
+
+// devnetMethods is the devnet's whole method set; anything else is -32601.
+var devnetMethods = map[string]devnetMethod{
+	"starknet_specVersion":          noParams(func(d *Devnet) []byte { return []byte(strconv.Quote(DevnetSpecVersion)) }),
+	"starknet_chainId":              noParams(func(d *Devnet) []byte { return d.chainHex }),
+	"starknet_syncing":              noParams(func(d *Devnet) []byte { return []byte("false") }),
+	"starknet_blockNumber":          noParams((*Devnet).blockNumber),
+	"starknet_blockHashAndNumber":   noParams((*Devnet).blockHashAndNumber),
+	"starknet_pendingTransactions":  noParams((*Devnet).pendingTransactions),
+	"starknet_getBlockWithTxs":      (*Devnet).getBlockWithTxs,
+	"starknet_getTransactionByHash": (*Devnet).getTransactionByHash,
+	"starknet_addInvokeTransaction": (*Devnet).addInvokeTransaction,
+	"devnet_createBlock":            noParams((*Devnet).createBlock),
+}
+
+func (d *Devnet) call(method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	m, ok := devnetMethods[method]
+	if !ok {
+		return nil, jsonrpc.ErrMethodNotFound(method)
+	}
+	return m(d, params)
+}
+
+// noParams adapts a method that takes nothing: params absent, null, [] or {}.
+func noParams(fn func(d *Devnet) []byte) devnetMethod {
+	return func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+		if _, err := bindParams(params, nil, 0); err != nil {
+			return nil, err
+		}
+		return fn(d), nil
+	}
+}
+
+func (d *Devnet) blockNumber() []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return strconv.AppendUint(nil, d.blocks[len(d.blocks)-1].number, 10)
+}
+
+func (d *Devnet) blockHashAndNumber() []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	head := d.blocks[len(d.blocks)-1]
+	buf := append([]byte(nil), `{"block_hash":`...)
+	buf = head.hash.appendQuoted(buf)
+	buf = append(buf, `,"block_number":`...)
+	buf = strconv.AppendUint(buf, head.number, 10)
+	return append(buf, '}')
+}
+
+func (d *Devnet) pendingTransactions() []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return appendTxs(nil, d.pending)
+}
+
+func (d *Devnet) createBlock() []byte {
+	d.mu.Lock()
+	b := d.sealLocked()
+	d.mu.Unlock()
+	buf := append([]byte(nil), `{"block_hash":`...)
+	buf = b.hash.appendQuoted(buf)
+	return append(buf, '}')
+}
+
+func (d *Devnet) getBlockWithTxs(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	args, e := bindParams(params, []string{"block_id"}, 1)
+	if e != nil {
+		return nil, e
+	}
+	id, err := parseBlockID(args[0])
+	if err != nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error())
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id.tag == "pending" {
+		head := d.blocks[len(d.blocks)-1]
+		ts := max(uint64(time.Now().Unix()), head.timestamp)
+		return appendPendingJSON(nil, head, ts, d.pending), nil
+	}
+	b := d.findLocked(id)
+	if b == nil {
+		return nil, jsonrpc.NewError(CodeBlockNotFound, "Block not found")
+	}
+	return b.appendJSON(nil), nil
+}
+
+func (d *Devnet) getTransactionByHash(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	args, e := bindParams(params, []string{"transaction_hash"}, 1)
+	if e != nil {
+		return nil, e
+	}
+	var h Felt
+	if err := h.UnmarshalJSON(args[0]); err != nil {
+		return nil, jsonrpc.ErrInvalidParams("invalid argument 0: transaction_hash: " + err.Error())
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	tx, ok := d.byHash[h.Bytes()]
+	if !ok {
+		return nil, jsonrpc.NewError(CodeTxHashNotFound, "Transaction hash not found")
+	}
+	return tx.json, nil
+}
+
+// addInvokeTransaction validates, hashes and stores an INVOKE v0/v1. On any
+// error nothing is stored.
+func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	args, e := bindParams(params, []string{"invoke_transaction"}, 1)
+	if e != nil {
+		return nil, e
+	}
+	tx, err := DecodeInvoke(args[0], d.cfg.Tx)
+	if err != nil {
+		return nil, txError(err)
+	}
+	hash := tx.Hash(d.chainID)
+	stored := &storedTx{hash: hash, json: tx.appendJSON(nil, hash)}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, dup := d.byHash[hash.Bytes()]; dup {
+		return nil, jsonrpc.NewError(CodeDuplicateTx, "A transaction with the same hash already exists in the mempool")
+	}
+	if len(d.pending) >= d.cfg.MaxPending {
+		return nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("devnet pending pool is full (%d transactions); call devnet_createBlock", d.cfg.MaxPending))
+	}
+	d.pending = append(d.pending, stored)
+	d.byHash[hash.Bytes()] = stored
+	out := append([]byte(nil), `{"transaction_hash":`...)
+	out = hash.appendQuoted(out)
+	return append(out, '}'), nil
+}
+
+func txError(err error) *jsonrpc.Error {
+	var te *TxError
+	if !errors.As(err, &te) {
+		return jsonrpc.ErrInvalidParams("invalid argument 0: invoke_transaction: " + err.Error())
+	}
+	if te.Code == CodeUnsupportedTxVersion {
+		return jsonrpc.NewError(te.Code, "The transaction version is not supported: "+te.Err.Error())
+	}
+	return jsonrpc.ErrInvalidParams("invalid argument 0: invoke_transaction." + te.Error())
+}
+
+// appendJSON writes the transaction as Starknet JSON-RPC 0.4 lists it in
+// starknet_pendingTransactions and blocks: the TXN fields plus
+// transaction_hash, every felt in canonical form. A v0 shows nonce 0x0, as
+// the nodes of that version do.
+func (tx *Invoke) appendJSON(buf []byte, hash Felt) []byte {
+	buf = append(buf, `{"type":"INVOKE","transaction_hash":`...)
+	buf = hash.appendQuoted(buf)
+	buf = append(buf, `,"max_fee":`...)
+	buf = tx.MaxFee.appendQuoted(buf)
+	buf = append(buf, `,"version":`...)
+	buf = FeltFromUint64(uint64(tx.Version)).appendQuoted(buf)
+	buf = append(buf, `,"signature":`...)
+	buf = appendFelts(buf, tx.Signature)
+	buf = append(buf, `,"nonce":`...)
+	buf = tx.Nonce.appendQuoted(buf)
+	if tx.Version == 0 {
+		buf = append(buf, `,"contract_address":`...)
+		buf = tx.ContractAddress.appendQuoted(buf)
+		buf = append(buf, `,"entry_point_selector":`...)
+		buf = tx.EntryPointSelector.appendQuoted(buf)
+	} else {
+		buf = append(buf, `,"sender_address":`...)
+		buf = tx.SenderAddress.appendQuoted(buf)
+	}
+	buf = append(buf, `,"calldata":`...)
+	buf = appendFelts(buf, tx.Calldata)
+	return append(buf, '}')
+}
+
+func appendFelts(buf []byte, fs []Felt) []byte {
+	buf = append(buf, '[')
+	for i, f := range fs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = f.appendQuoted(buf)
+	}
+	return append(buf, ']')
+}

@@ -1,0 +1,203 @@
+package starknet_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+const testKey = "0123456789abcdef0123456789abcdef"
+
+// serveNetwork runs a real gateway on 127.0.0.1 for one network and returns
+// its /v3/<key> URL.
+func serveNetwork(t *testing.T, n *pipeline.Network) string {
+	t.Helper()
+	ks, err := keys.NewStatic("team", testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &ingress.Server{Keys: ks, Network: n, Pipeline: pipeline.Build(pipeline.Options{})}
+	s.SetReady(true)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v3/" + testKey
+}
+
+// starknetNetwork is the wiring the service does for a starknet network
+// whose node is the embedded devnet.
+func starknetNetwork(t *testing.T, chainID string) *pipeline.Network {
+	t.Helper()
+	dev, err := starknet.NewDevnet(starknet.DevnetConfig{ChainID: chainID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	rollup, err := starknet.NewRollup(upstream.Func{ID: "embedded-starknet", Fn: dev.Do}, starknet.PendingAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rollup.Pending().Detect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	table := methods.NewTable(methods.FamilyStarknet)
+	table.EnableDevnet()
+	return &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: rollup}
+}
+
+func post(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+type answer struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func rpc(t *testing.T, url, method, params string) answer {
+	t.Helper()
+	status, out := post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params))
+	if status != http.StatusOK {
+		t.Fatalf("%s: HTTP %d %s", method, status, out)
+	}
+	var a answer
+	if err := json.Unmarshal(out, &a); err != nil {
+		t.Fatalf("%s: %s: %v", method, out, err)
+	}
+	return a
+}
+
+// TestGatewayReproducesInfuraExample sends the two mainnet transactions of
+// Infura's starknet_pendingTransactions example to the embedded devnet
+// through the gateway, then asks rollup_pendingTransactions: the answer must
+// be Infura's documented result.
+func TestGatewayReproducesInfuraExample(t *testing.T) {
+	url := serveNetwork(t, starknetNetwork(t, "SN_MAIN"))
+	want, err := os.ReadFile("testdata/infura_pending_example.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(want, &items); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		tx := map[string]any{}
+		for k, v := range it {
+			if k != "transaction_hash" && k != "nonce" { // a v0 is sent without them
+				tx[k] = v
+			}
+		}
+		raw, _ := json.Marshal([]any{tx})
+		a := rpc(t, url, "starknet_addInvokeTransaction", string(raw))
+		if a.Error != nil || !strings.Contains(string(a.Result), it["transaction_hash"].(string)) {
+			t.Fatalf("add: %s %+v", a.Result, a.Error)
+		}
+	}
+	a := rpc(t, url, "rollup_pendingTransactions", "[]")
+	if a.Error != nil {
+		t.Fatal(a.Error)
+	}
+	var got, exp any
+	_ = json.Unmarshal(a.Result, &got)
+	_ = json.Unmarshal(want, &exp)
+	if !reflect.DeepEqual(got, exp) {
+		t.Fatalf("got  %s\nwant %s", a.Result, want)
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, want)
+	if string(a.Result) != compact.String() {
+		t.Fatalf("same values, different bytes (field order):\n%s\n%s", a.Result, compact.Bytes())
+	}
+	// A block moves them out of the pending pool.
+	if a := rpc(t, url, "devnet_createBlock", "[]"); a.Error != nil {
+		t.Fatal(a.Error)
+	}
+	if a := rpc(t, url, "rollup_pendingTransactions", "[]"); string(a.Result) != "[]" {
+		t.Fatalf("after a block: %s %+v", a.Result, a.Error)
+	}
+}
+
+func TestGatewayFamilies(t *testing.T) {
+	sn := serveNetwork(t, starknetNetwork(t, "SN_DEVNET"))
+	var evmCalls atomic.Int32
+	evmUp := upstream.Func{ID: "evm", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+		evmCalls.Add(1)
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`), nil
+	}}
+	evm := serveNetwork(t, &pipeline.Network{Name: "evm", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: evmUp})
+	tests := []struct {
+		name, url, method, params string
+		wantCode                  int
+		wantResult                string
+	}{
+		{name: "EVM spec method on the rollup network", url: sn, method: "eth_getTransactionByHash", params: `["0x` + strings.Repeat("00", 32) + `"]`, wantCode: -32601},
+		{name: "EVM method on the rollup network", url: sn, method: "eth_blockNumber", params: `[]`, wantCode: -32601},
+		{name: "rollup method on the EVM network", url: evm, method: "rollup_pendingTransactions", params: `[]`, wantCode: -32601},
+		{name: "starknet method on the EVM network", url: evm, method: "starknet_pendingTransactions", params: `[]`, wantCode: -32601},
+		{name: "devnet method on the EVM network", url: evm, method: "devnet_createBlock", params: `[]`, wantCode: -32601},
+		{name: "rollup params not empty", url: sn, method: "rollup_pendingTransactions", params: `["pending"]`, wantCode: -32602},
+		{name: "rollup method", url: sn, method: "rollup_pendingTransactions", params: `[]`, wantResult: `[]`},
+		{name: "starknet read forwarded", url: sn, method: "starknet_chainId", params: `[]`, wantResult: `"0x534e5f4445564e4554"`},
+		{name: "spec version", url: sn, method: "starknet_specVersion", params: `[]`, wantResult: `"0.4.0"`},
+		{name: "block number", url: sn, method: "starknet_blockNumber", params: `[]`, wantResult: `0`},
+		{name: "felt over the prime", url: sn, method: "starknet_addInvokeTransaction", params: `[{"type":"INVOKE","version":"0x1","max_fee":"0x1","signature":[],"nonce":"0x0","sender_address":"0x800000000000011000000000000000000000000000000000000000000000001","calldata":[]}]`, wantCode: -32602},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := rpc(t, tt.url, tt.method, tt.params)
+			if tt.wantCode != 0 {
+				if a.Error == nil || a.Error.Code != tt.wantCode {
+					t.Fatalf("answer %s %+v, want code %d", a.Result, a.Error, tt.wantCode)
+				}
+				return
+			}
+			if a.Error != nil || string(a.Result) != tt.wantResult {
+				t.Fatalf("answer %s %+v, want %s", a.Result, a.Error, tt.wantResult)
+			}
+		})
+	}
+	if n := evmCalls.Load(); n != 0 {
+		t.Fatalf("the EVM node was asked %d times for methods it does not serve", n)
+	}
+	if a := rpc(t, sn, "rollup_pendingTransactions", "[]"); string(a.Result) != "[]" {
+		t.Fatalf("something was stored after the bad transaction: %s", a.Result)
+	}
+}
+
+func TestGatewayBatch(t *testing.T) {
+	sn := serveNetwork(t, starknetNetwork(t, "SN_DEVNET"))
+	status, out := post(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":2,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":3,"method":"eth_chainId","params":[]}]`)
+	want := `[{"jsonrpc":"2.0","id":1,"result":[]},{"jsonrpc":"2.0","id":2,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"the method eth_chainId does not exist/is not available"}}]`
+	if status != 200 || string(out) != want {
+		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
+	}
+}

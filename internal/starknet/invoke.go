@@ -1,0 +1,200 @@
+package starknet
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Invoke is a broadcasted INVOKE transaction, version 0 or 1 (Starknet
+// JSON-RPC 0.4, BROADCASTED_INVOKE_TXN), every field a validated felt.
+type Invoke struct {
+	Version   uint8 // 0 or 1
+	MaxFee    Felt
+	Signature []Felt
+	// Nonce is required in v1; a v0 may carry it (as 0.4 nodes show it) but
+	// it is not part of a v0 hash.
+	Nonce Felt
+	// ContractAddress and EntryPointSelector are v0's target.
+	ContractAddress    Felt
+	EntryPointSelector Felt
+	// SenderAddress is v1's account.
+	SenderAddress Felt
+	Calldata      []Felt
+}
+
+// TxLimits bound what a client may put in one transaction.
+type TxLimits struct {
+	// MaxCalldata is the most calldata felts one transaction may carry.
+	MaxCalldata int
+	// MaxSignature is the most signature felts one transaction may carry.
+	MaxSignature int
+}
+
+// DefaultTxLimits are generous for real account calls (a multicall of a
+// few dozen calls) and small enough that one request cannot fill memory.
+var DefaultTxLimits = TxLimits{MaxCalldata: 4096, MaxSignature: 64}
+
+func (l TxLimits) withDefaults() TxLimits {
+	if l.MaxCalldata <= 0 {
+		l.MaxCalldata = DefaultTxLimits.MaxCalldata
+	}
+	if l.MaxSignature <= 0 {
+		l.MaxSignature = DefaultTxLimits.MaxSignature
+	}
+	return l
+}
+
+// TxError is a transaction the devnet refuses; Code is the JSON-RPC code
+// (-32602 for a malformed transaction, Starknet's 61 for an unsupported
+// version), Field the path of the offending field.
+type TxError struct {
+	Code  int
+	Field string
+	Err   error
+}
+
+func (e *TxError) Error() string {
+	if e.Field == "" {
+		return e.Err.Error()
+	}
+	return e.Field + ": " + e.Err.Error()
+}
+
+func (e *TxError) Unwrap() error { return e.Err }
+
+func badField(field string, err error) *TxError {
+	return &TxError{Code: jsonrpc.CodeInvalidParams, Field: field, Err: err}
+}
+
+// CodeUnsupportedTxVersion is Starknet's UNSUPPORTED_TX_VERSION.
+const CodeUnsupportedTxVersion = 61
+
+var (
+	errMissing  = errors.New("missing field")
+	errNotArray = errors.New("must be an array of felts")
+)
+
+// invokeFields lists, per version, the fields a broadcasted INVOKE has;
+// anything else is refused so that a typo is not silently dropped.
+var invokeFields = map[uint8]map[string]bool{
+	0: {"type": true, "version": true, "max_fee": true, "signature": true, "nonce": false, "contract_address": true, "entry_point_selector": true, "calldata": true},
+	1: {"type": true, "version": true, "max_fee": true, "signature": true, "nonce": true, "sender_address": true, "calldata": true},
+}
+
+// DecodeInvoke reads and validates a broadcasted INVOKE v0 or v1. Every
+// felt is checked (hex, below P); arrays are bounded by lim before their
+// elements are decoded.
+func DecodeInvoke(raw []byte, lim TxLimits) (*Invoke, error) {
+	lim = lim.withDefaults()
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, badField("", fmt.Errorf("invoke transaction must be an object, got %s", jsonKind(raw)))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, badField("", fmt.Errorf("invoke transaction: %w", err))
+	}
+	if err := checkType(obj["type"]); err != nil {
+		return nil, err
+	}
+	tx := &Invoke{}
+	version, err := feltField(obj, "version", true)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := version.Uint64()
+	if !ok || v > 1 {
+		return nil, &TxError{Code: CodeUnsupportedTxVersion, Field: "version", Err: fmt.Errorf("the transaction version is not supported: %s (this devnet accepts INVOKE 0x0 and 0x1; query versions are for estimates, not submission)", version)}
+	}
+	tx.Version = uint8(v)
+	allowed := invokeFields[tx.Version]
+	for name := range obj {
+		if _, ok := allowed[name]; !ok {
+			return nil, badField(name, fmt.Errorf("unknown field for an INVOKE v%d transaction", tx.Version))
+		}
+	}
+	if tx.MaxFee, err = feltField(obj, "max_fee", true); err != nil {
+		return nil, err
+	}
+	if tx.Signature, err = feltArray(obj, "signature", lim.MaxSignature); err != nil {
+		return nil, err
+	}
+	if tx.Calldata, err = feltArray(obj, "calldata", lim.MaxCalldata); err != nil {
+		return nil, err
+	}
+	if tx.Nonce, err = feltField(obj, "nonce", allowed["nonce"]); err != nil {
+		return nil, err
+	}
+	if tx.Version == 0 {
+		if tx.ContractAddress, err = feltField(obj, "contract_address", true); err != nil {
+			return nil, err
+		}
+		tx.EntryPointSelector, err = feltField(obj, "entry_point_selector", true)
+		return tx, err
+	}
+	tx.SenderAddress, err = feltField(obj, "sender_address", true)
+	return tx, err
+}
+
+func checkType(raw json.RawMessage) error {
+	if raw == nil {
+		return badField("type", errMissing)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return badField("type", fmt.Errorf("must be a string, got %s", jsonKind(raw)))
+	}
+	if s != "INVOKE" {
+		return badField("type", fmt.Errorf("must be \"INVOKE\", got %q", clip(s)))
+	}
+	return nil
+}
+
+// feltField decodes obj[name]; an absent optional field is zero.
+func feltField(obj map[string]json.RawMessage, name string, required bool) (Felt, error) {
+	raw, ok := obj[name]
+	if !ok {
+		if required {
+			return Felt{}, badField(name, errMissing)
+		}
+		return Felt{}, nil
+	}
+	var f Felt
+	if err := f.UnmarshalJSON(raw); err != nil {
+		return Felt{}, badField(name, err)
+	}
+	return f, nil
+}
+
+// feltArray decodes a bounded array of felts, counting before decoding.
+func feltArray(obj map[string]json.RawMessage, name string, max int) ([]Felt, error) {
+	raw, ok := obj[name]
+	if !ok {
+		return nil, badField(name, errMissing)
+	}
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, badField(name, fmt.Errorf("%w, got %s", errNotArray, jsonKind(raw)))
+	}
+	n := 0
+	_ = jsonrpc.Elements(raw, func([]byte) bool { n++; return n <= max }) // already valid JSON
+	if n > max {
+		return nil, badField(name, fmt.Errorf("more than %d elements", max))
+	}
+	out := make([]Felt, 0, n)
+	var elemErr error
+	_ = jsonrpc.Elements(raw, func(elem []byte) bool {
+		var f Felt
+		if err := f.UnmarshalJSON(elem); err != nil {
+			elemErr = badField(fmt.Sprintf("%s[%d]", name, len(out)), err)
+			return false
+		}
+		out = append(out, f)
+		return true
+	})
+	if elemErr != nil {
+		return nil, elemErr
+	}
+	return out, nil
+}

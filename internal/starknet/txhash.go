@@ -1,0 +1,101 @@
+package starknet
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/stark-curve/fp"
+	pedersenhash "github.com/consensys/gnark-crypto/ecc/stark-curve/pedersen-hash"
+)
+
+// prefixInvoke is the short string "invoke", the first element of every
+// INVOKE transaction hash.
+var prefixInvoke = mustShortString("invoke")
+
+// executeSelector is sn_keccak("__execute__"), the account entry point an
+// INVOKE v1 calls implicitly (a v0 names it in entry_point_selector).
+var executeSelector = MustFelt("0x15d40a3d6ca2ac30f4031e42be28da9b056fef9bb7357ac5e85627ee876e5ad")
+
+func mustShortString(s string) Felt {
+	f, err := FeltFromBytes([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// ChainIDFelt encodes a chain id such as SN_MAIN as the short-string felt
+// that hashes and starknet_chainId use.
+func ChainIDFelt(name string) (Felt, error) {
+	if name == "" {
+		return Felt{}, fmt.Errorf("chain id is empty")
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] > 0x7e {
+			return Felt{}, fmt.Errorf("chain id %q: only printable ASCII is allowed", clip(name))
+		}
+	}
+	return FeltFromBytes([]byte(name))
+}
+
+// hashChain is Starknet's compute_hash_on_elements: a Pedersen chain from
+// 0 over the elements, closed with their count. It takes felts by value so
+// that calldata of any length hashes without an allocation per element.
+type hashChain struct {
+	acc fp.Element
+	n   uint64
+}
+
+func (h *hashChain) add(f Felt) {
+	h.acc = pedersenhash.Pedersen(&h.acc, &f.e)
+	h.n++
+}
+
+func (h *hashChain) sum() Felt {
+	n := new(fp.Element).SetUint64(h.n)
+	return Felt{e: pedersenhash.Pedersen(&h.acc, n)}
+}
+
+func hashOnElements(fs []Felt) Felt {
+	var h hashChain
+	for _, f := range fs {
+		h.add(f)
+	}
+	return h.sum()
+}
+
+// InvokeV0Hash is the hash of an INVOKE v0 transaction:
+// h("invoke", 0, contract_address, entry_point_selector, h(calldata), max_fee, chain_id).
+func InvokeV0Hash(chainID Felt, contract, selector Felt, calldata []Felt, maxFee Felt) Felt {
+	var h hashChain
+	h.add(prefixInvoke)
+	h.add(FeltFromUint64(0))
+	h.add(contract)
+	h.add(selector)
+	h.add(hashOnElements(calldata))
+	h.add(maxFee)
+	h.add(chainID)
+	return h.sum()
+}
+
+// InvokeV1Hash is the hash of an INVOKE v1 transaction:
+// h("invoke", 1, sender_address, 0, h(calldata), max_fee, chain_id, nonce).
+func InvokeV1Hash(chainID Felt, sender Felt, calldata []Felt, maxFee, nonce Felt) Felt {
+	var h hashChain
+	h.add(prefixInvoke)
+	h.add(FeltFromUint64(1))
+	h.add(sender)
+	h.add(FeltFromUint64(0)) // v1 has no entry point selector: the account's __execute__ is implied
+	h.add(hashOnElements(calldata))
+	h.add(maxFee)
+	h.add(chainID)
+	h.add(nonce)
+	return h.sum()
+}
+
+// Hash computes the transaction hash of a decoded INVOKE for a chain.
+func (tx *Invoke) Hash(chainID Felt) Felt {
+	if tx.Version == 0 {
+		return InvokeV0Hash(chainID, tx.ContractAddress, tx.EntryPointSelector, tx.Calldata, tx.MaxFee)
+	}
+	return InvokeV1Hash(chainID, tx.SenderAddress, tx.Calldata, tx.MaxFee, tx.Nonce)
+}

@@ -57,7 +57,8 @@ func starknetNetwork(t *testing.T, chainID string) *pipeline.Network {
 	}
 	table := methods.NewTable(methods.FamilyStarknet)
 	table.EnableDevnet()
-	return &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: rollup}
+	pool := upstream.NewPool("starknet-devnet", upstream.PoolConfig{HeadMethod: "starknet_blockNumber"}, upstream.MemberConfig{Upstream: rollup})
+	return &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: pool, Pool: pool}
 }
 
 func post(t *testing.T, url, body string) (int, []byte) {
@@ -153,7 +154,8 @@ func TestGatewayFamilies(t *testing.T) {
 		evmCalls.Add(1)
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`), nil
 	}}
-	evm := serveNetwork(t, &pipeline.Network{Name: "evm", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: evmUp})
+	evmPool := upstream.NewPool("evm", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: evmUp})
+	evm := serveNetwork(t, &pipeline.Network{Name: "evm", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: evmPool, Pool: evmPool})
 	tests := []struct {
 		name, url, method, params string
 		wantCode                  int

@@ -89,7 +89,9 @@ func parseOne(b []byte) Message {
 			method, haveMethod = value, true
 		case "params":
 			switch value[0] {
-			case '[':
+			case '[', '{':
+				// By-name params are the method table's business: the
+				// starknet family uses them, the EVM family refuses them.
 				req.Params = value
 			case 'n':
 				req.Params = nil

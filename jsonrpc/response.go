@@ -90,3 +90,8 @@ func IsBatch(b []byte) bool {
 	i := skipSpace(b, 0)
 	return i < len(b) && b[i] == '['
 }
+
+// Fields calls fn for each member of a JSON object, with its raw key and value.
+func Fields(b []byte, fn func(key, value []byte) bool) error {
+	return objectFields(b, fn)
+}

@@ -25,6 +25,7 @@ func printBanner(w io.Writer, svc *service.Service) {
 	}
 	printChain(w, svc)
 	printPools(w, svc)
+	printRollup(w, svc, endpoint+key)
 	fmt.Fprintf(w, "  health:    %s/health\n", svc.URL())
 	fmt.Fprintf(w, "  try:       curl -s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s%s\n", endpoint, key)
 	fmt.Fprintln(w, "  Ctrl-C stops nodegate.")
@@ -83,4 +84,24 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// printRollup shows how to reach the starknet networks.
+func printRollup(w io.Writer, svc *service.Service, url string) {
+	for i, nc := range svc.Config.EffectiveNetworks() {
+		if nc.Family != "starknet" {
+			continue
+		}
+		target, host := url, ""
+		if own := svc.NetworkURL(nc.Name); own != "" {
+			target = own + "/v3/" + url[strings.LastIndex(url, "/")+1:]
+		} else if len(nc.Hosts) > 0 {
+			host = " -H 'Host: " + strings.TrimPrefix(nc.Hosts[0], "*.") + "'"
+		}
+		kind := "starknet network"
+		if svc.Devnet != nil {
+			kind = "starknet devnet (embedded; a devnet, not a real chain)"
+		}
+		fmt.Fprintf(w, "  rollup:    %s %q: curl -s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s\n", kind, svc.Networks[i].Name, host, target)
+	}
 }

@@ -30,6 +30,9 @@ type Config struct {
 	// Networks are the chains served; empty means one default network
 	// whose only upstream is `upstream` or the embedded node.
 	Networks []Network `yaml:"networks"`
+	// NoStarknet leaves the embedded Starknet devnet out of the default
+	// networks (it is started only when nothing else is configured).
+	NoStarknet bool `yaml:"no_starknet"`
 }
 
 // Limits bound request sizes.

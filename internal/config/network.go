@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -12,6 +14,17 @@ type Network struct {
 	Name string `yaml:"name"`
 	// Family is evm (default) or starknet.
 	Family string `yaml:"family"`
+	// ChainID is the chain's id, when known (informational; shown at start).
+	ChainID uint64 `yaml:"chain_id"`
+	// Hosts are the host names that select this network on the main
+	// listener (name-based routing behind DNS); "*.example.com" matches
+	// any subdomain. A network with neither hosts nor listen is the main
+	// listener's default (at most one).
+	Hosts []string `yaml:"hosts"`
+	// Listen, when set, gives the network a listener of its own.
+	Listen string `yaml:"listen"`
+	// Starknet configures a starknet network.
+	Starknet Starknet `yaml:"starknet"`
 	// Upstreams are the network's nodes: "embedded", http(s):// or ws(s):// URLs.
 	Upstreams []Upstream `yaml:"upstreams"`
 	// Partners answer failover-eligible methods for plans that allow it
@@ -23,6 +36,25 @@ type Network struct {
 	// (default: SPEC.md's eth_getTransactionByBlockHashAndIndex,
 	// eth_getTransactionReceipt, eth_call).
 	FailoverMethods []string `yaml:"failover_methods"`
+}
+
+// Starknet configures the rollup family on one network.
+type Starknet struct {
+	// PendingMode is how rollup_pendingTransactions is answered: auto
+	// (detect with starknet_specVersion), forward (the node serves
+	// starknet_pendingTransactions, RPC <= 0.4) or block (map
+	// starknet_getBlockWithTxs "pending", RPC >= 0.5).
+	PendingMode string `yaml:"pending_mode"`
+	// Devnet configures the embedded devnet (upstream url "embedded").
+	Devnet Devnet `yaml:"devnet"`
+}
+
+// Devnet configures the embedded Starknet devnet.
+type Devnet struct {
+	ChainID    string        `yaml:"chain_id"`    // short string, default SN_DEVNET
+	BlockTime  time.Duration `yaml:"block_time"`  // pending transactions move into a block this often; 0: only on devnet_createBlock
+	MaxPending int           `yaml:"max_pending"` // pending pool size (10000)
+	KeepBlocks int           `yaml:"keep_blocks"` // recent blocks kept (1024)
 }
 
 // Upstream is one node of a network.
@@ -57,8 +89,14 @@ type Pool struct {
 // EmbeddedURL is the upstream URL of the in-process node.
 const EmbeddedURL = "embedded"
 
-// EffectiveNetworks returns the configured networks, or the default one:
-// a single upstream, `upstream` when set, else the embedded node.
+// StarknetLocalHost selects the embedded default's rollup network on the
+// main listener (curl -H 'Host: starknet.localhost' …).
+const StarknetLocalHost = "starknet.localhost"
+
+// EffectiveNetworks returns the configured networks, or the defaults: an
+// EVM network whose only upstream is `upstream` when set, else the
+// embedded node; and, when everything is embedded, the embedded Starknet
+// devnet as a second network reached by the host name starknet.localhost.
 func (c *Config) EffectiveNetworks() []Network {
 	if len(c.Networks) > 0 {
 		return c.Networks
@@ -67,7 +105,12 @@ func (c *Config) EffectiveNetworks() []Network {
 	if u == "" {
 		u = EmbeddedURL
 	}
-	return []Network{{Name: "default", Family: "evm", Upstreams: []Upstream{{Name: nameOf(u), URL: u}}}}
+	nets := []Network{{Name: "default", Family: "evm", Upstreams: []Upstream{{Name: nameOf(u), URL: u}}}}
+	if c.Upstream == "" && !c.NoStarknet {
+		nets = append(nets, Network{Name: "starknet", Family: "starknet", Hosts: []string{StarknetLocalHost},
+			Upstreams: []Upstream{{Name: EmbeddedURL, URL: EmbeddedURL}}})
+	}
+	return nets
 }
 
 func nameOf(rawURL string) string {
@@ -85,9 +128,27 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 		bad(path+".name", "must not be empty")
 	}
 	switch n.Family {
-	case "", "evm":
+	case "", "evm", "starknet":
 	default:
-		bad(path+".family", "want evm, got %q", n.Family)
+		bad(path+".family", "want evm or starknet, got %q", n.Family)
+	}
+	if n.Family != "starknet" && (n.Starknet.PendingMode != "" || n.Starknet.Devnet != (Devnet{})) {
+		bad(path+".starknet", "only for a network of family starknet")
+	}
+	switch n.Starknet.PendingMode {
+	case "", "auto", "forward", "block":
+	default:
+		bad(path+".starknet.pending_mode", "want auto, forward or block, got %q", n.Starknet.PendingMode)
+	}
+	for i, h := range n.Hosts {
+		if !validHost(h) {
+			bad(fmt.Sprintf("%s.hosts[%d]", path, i), "want a host name such as rpc.example.com or *.example.com, got %q", h)
+		}
+	}
+	if n.Listen != "" {
+		if _, _, err := net.SplitHostPort(n.Listen); err != nil {
+			bad(path+".listen", "want host:port, got %q", n.Listen)
+		}
 	}
 	if len(n.Upstreams) == 0 {
 		bad(path+".upstreams", "a network needs at least one upstream")
@@ -138,4 +199,70 @@ func redactURL(s string) string {
 		return s
 	}
 	return u.Scheme + "://" + u.Host + "/…"
+}
+
+// validHost accepts lowercase DNS names, optionally with a leading "*.".
+func validHost(h string) bool {
+	h = strings.TrimPrefix(h, "*.")
+	if h == "" || len(h) > 253 || strings.ToLower(h) != h {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c == '-' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validateNetworks checks what concerns several networks at once.
+func (c *Config) validateNetworks(bad func(path, format string, a ...any)) {
+	names := map[string]bool{}
+	hosts := map[string]string{}
+	listens := map[string]string{c.Listen: "listen"}
+	defaults := 0
+	embedded := map[string]string{}
+	for i, n := range c.Networks {
+		path := fmt.Sprintf("networks[%d]", i)
+		if names[n.Name] {
+			bad(path+".name", "%q is used by another network", n.Name)
+		}
+		names[n.Name] = true
+		for _, h := range n.Hosts {
+			if other, dup := hosts[h]; dup {
+				bad(path+".hosts", "%q is also a host of network %s", h, other)
+			}
+			hosts[h] = n.Name
+		}
+		if n.Listen != "" && !strings.HasSuffix(n.Listen, ":0") { // port 0: the system picks distinct ports
+			if other, dup := listens[n.Listen]; dup {
+				bad(path+".listen", "%q is also used by %s", n.Listen, other)
+			}
+			listens[n.Listen] = path
+		}
+		if len(n.Hosts) == 0 && n.Listen == "" {
+			defaults++
+		}
+		for _, u := range n.Upstreams {
+			if u.URL != EmbeddedURL {
+				continue
+			}
+			family := n.Family
+			if family == "" {
+				family = "evm"
+			}
+			if other, dup := embedded[family]; dup {
+				bad(path+".upstreams", "the embedded %s node already serves network %s (one per process)", family, other)
+			}
+			embedded[family] = n.Name
+		}
+	}
+	if defaults > 1 {
+		bad("networks", "%d networks have neither hosts nor listen; at most one may be the main listener's default", defaults)
+	}
 }

@@ -46,9 +46,7 @@ func (c *Config) Validate() error {
 	if len(c.Networks) > 0 && c.Upstream != "" {
 		bad("upstream", "cannot be used with networks (give the network's upstreams instead)")
 	}
-	if len(c.Networks) > 1 {
-		bad("networks", "one network is served for now; several networks arrive with host-based routing")
-	}
+	c.validateNetworks(bad)
 	for i := range c.Networks {
 		c.Networks[i].validate(fmt.Sprintf("networks[%d]", i), bad)
 	}

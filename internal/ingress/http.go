@@ -16,8 +16,9 @@ import (
 
 // Server is the HTTP side of nodegate.
 type Server struct {
-	Keys     KeyLookup
-	Network  *pipeline.Network
+	Keys KeyLookup
+	// Router chooses each request's network.
+	Router   *Router
 	Pipeline *pipeline.Pipeline
 	Limits   Limits
 	ready    atomic.Bool
@@ -64,6 +65,11 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed: use POST", Status: http.StatusMethodNotAllowed})
 		return
 	}
+	network, routeErr := s.Router.Route(r.Host)
+	if routeErr != nil {
+		writeError(w, routeErr)
+		return
+	}
 	key, authErr := authenticate(s.Keys, r.URL.Path, httpPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
@@ -83,7 +89,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr}
-	s.answer(r.Context(), w, key, info, msgs, batch)
+	s.answer(r.Context(), w, network, key, info, msgs, batch)
 }
 
 var (
@@ -91,7 +97,7 @@ var (
 	jsonType = []string{"application/json"}
 )
 
-func (s *Server) answer(ctx context.Context, w http.ResponseWriter, key *keys.Key, info pipeline.ClientInfo, msgs []jsonrpc.Message, batch bool) {
+func (s *Server) answer(ctx context.Context, w http.ResponseWriter, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo, msgs []jsonrpc.Message, batch bool) {
 	calls := make([]*pipeline.Call, 0, len(msgs))
 	callsStore := make([]pipeline.Call, len(msgs))
 	for i := range msgs {
@@ -99,7 +105,7 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, key *keys.Ke
 			continue
 		}
 		c := &callsStore[i]
-		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: s.Network, Client: info}
+		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info}
 		calls = append(calls, c)
 	}
 	answers := s.Pipeline.ServeBatch(ctx, calls)

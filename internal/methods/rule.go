@@ -39,8 +39,28 @@ type Parsed []any
 
 // Check validates params against the rule; it returns the decoded values.
 func (r *Rule) Check(params json.RawMessage) (Parsed, *jsonrpc.Error) {
+	if len(params) > 0 && params[0] == '{' {
+		return r.checkNamed(params)
+	}
 	if r.Args == nil {
 		return nil, nil
 	}
 	return parseArgs(params, r.Args)
+}
+
+// checkNamed handles params given by name (a JSON object). The EVM family
+// takes positional params only, as go-ethereum does; the starknet family
+// passes named params to the node, except that a method without params
+// accepts only an empty object.
+func (r *Rule) checkNamed(params json.RawMessage) (Parsed, *jsonrpc.Error) {
+	if r.Family != FamilyStarknet {
+		return nil, jsonrpc.ErrInvalidParams("non-array args")
+	}
+	if r.Args != nil && len(r.Args) == 0 {
+		empty := true
+		if err := jsonrpc.Fields(params, func(_, _ []byte) bool { empty = false; return false }); err != nil || !empty {
+			return nil, jsonrpc.ErrInvalidParams("too many arguments, want at most 0")
+		}
+	}
+	return nil, nil
 }

@@ -15,20 +15,35 @@ import (
 // buildNetwork makes a network's pool (starting the embedded node when it
 // is one of the upstreams) and its partners.
 func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipeline.Network, error) {
+	family := methods.FamilyEVM
+	if nc.Family == string(methods.FamilyStarknet) {
+		family = methods.FamilyStarknet
+	}
+	table := methods.NewTable(family)
+	pcfg := poolConfig(nc.Pool)
 	var members []upstream.MemberConfig
 	for _, uc := range nc.Upstreams {
-		u, err := s.makeUpstream(ctx, uc)
+		var (
+			u   upstream.Upstream
+			err error
+		)
+		if family == methods.FamilyStarknet {
+			u, err = s.makeStarknetUpstream(ctx, nc, uc, table)
+			pcfg.HeadMethod = "starknet_blockNumber"
+		} else {
+			u, err = s.makeUpstream(ctx, uc)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
 		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority})
 	}
-	pool := upstream.NewPool(nc.Name, poolConfig(nc.Pool), members...)
+	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
-		Name: nc.Name, Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM),
+		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table,
 		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
 	}
-	if s.Node != nil {
+	if s.Node != nil && family == methods.FamilyEVM && n.ChainID == 0 {
 		n.ChainID = s.Node.ChainID()
 	}
 	if len(nc.Partners) > 0 {

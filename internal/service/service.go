@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
-	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/telemetry"
 )
 
@@ -22,6 +19,8 @@ type Service struct {
 	Config config.Config
 	// Node is the embedded node (nil with an external upstream).
 	Node *evmnode.Node
+	// Devnet is the embedded Starknet devnet (nil when no network uses it).
+	Devnet *starknet.Devnet
 	// Keys holds the accepted keys; GeneratedKey is set when none was
 	// configured and one was made for this run.
 	Keys         *keys.Static
@@ -31,9 +30,8 @@ type Service struct {
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
 
-	listener net.Listener
-	http     *http.Server
-	ingress  *ingress.Server
+	// listeners[0] is the main listener; then one per network that has its own.
+	listeners []*listener
 }
 
 // Start builds everything from cfg and starts serving. It returns once the
@@ -55,18 +53,10 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 		}
 		s.Networks = append(s.Networks, n)
 	}
-	network := s.Networks[0]
-	s.ingress = &ingress.Server{
-		Keys:     s.Keys,
-		Network:  network,
-		Pipeline: pipeline.Build(pipeline.Options{}),
-		Limits:   ingress.Limits{MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxBatch: cfg.Limits.MaxBatch},
-	}
-	if err := s.listen(); err != nil {
+	if err := s.listenAll(); err != nil {
 		s.closeNetworks()
 		return nil, err
 	}
-	s.ingress.SetReady(true)
 	return s, nil
 }
 
@@ -88,40 +78,18 @@ func (s *Service) startKeys() error {
 	return nil
 }
 
-func (s *Service) listen() error {
-	ln, err := net.Listen("tcp", s.Config.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", s.Config.Listen, err)
-	}
-	s.listener = ln
-	s.http = &http.Server{
-		Handler:           s.ingress.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
-	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("http server stopped", "err", err)
-		}
-	}()
-	return nil
-}
-
-// Addr is the address the client listener is bound to.
-func (s *Service) Addr() string { return s.listener.Addr().String() }
-
-// URL is the base HTTP URL of the client listener.
-func (s *Service) URL() string { return "http://" + s.Addr() }
-
 // Close stops accepting requests, lets those in flight finish (up to the
 // context's deadline) and stops the embedded node.
 func (s *Service) Close(ctx context.Context) error {
-	s.ingress.SetReady(false)
-	err := s.http.Shutdown(ctx)
+	var errs []error
+	for _, l := range s.listeners {
+		l.ing.SetReady(false)
+	}
+	for _, l := range s.listeners {
+		errs = append(errs, l.srv.Shutdown(ctx))
+	}
 	s.closeNetworks()
-	return err
+	return errors.Join(errs...)
 }
 
 func (s *Service) closeNetworks() {
@@ -134,6 +102,11 @@ func (s *Service) closeNetworks() {
 	if s.Node != nil {
 		if err := s.Node.Close(); err != nil {
 			slog.Warn("embedded node close", "err", err)
+		}
+	}
+	if s.Devnet != nil {
+		if err := s.Devnet.Close(); err != nil {
+			slog.Warn("embedded devnet close", "err", err)
 		}
 	}
 }

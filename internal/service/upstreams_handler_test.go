@@ -45,7 +45,7 @@ func TestUpstreamsHandler(t *testing.T) {
 			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 1 || got[0].Network != "default" || len(got[0].Upstreams) != 1 {
+			if len(got) != 2 || got[0].Network != "default" || len(got[0].Upstreams) != 1 || got[1].Network != "starknet" {
 				t.Fatalf("unexpected status: %s", rec.Body)
 			}
 			u := got[0].Upstreams[0]

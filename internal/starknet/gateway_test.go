@@ -32,7 +32,7 @@ func serveNetwork(t *testing.T, n *pipeline.Network) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &ingress.Server{Keys: ks, Network: n, Pipeline: pipeline.Build(pipeline.Options{})}
+	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{})}
 	s.SetReady(true)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)

@@ -151,14 +151,24 @@ func (p *Pool) Status() []MemberStatus {
 }
 
 // pick chooses among untried healthy members at the head, in the best
-// priority tier, by the power of two random choices on expected wait.
+// priority tier, by the power of two random choices on expected wait. When
+// every such member is out, it tries those that are out rather than none:
+// a node taken out by a passing stall may answer, and a dead one fails
+// fast, so the call still ends in an answer or in failover.
 func (p *Pool) pick(tried []bool) *Member {
 	best := p.target()
+	if m := p.pickAmong(tried, best, true); m != nil {
+		return m
+	}
+	return p.pickAmong(tried, best, false)
+}
+
+func (p *Pool) pickAmong(tried []bool, best uint64, healthy bool) *Member {
 	var cands [16]*Member
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
 	for i, m := range p.members {
-		if tried[i] || !m.Healthy() || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
+		if tried[i] || m.Healthy() != healthy || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
 			continue
 		}
 		switch {

@@ -1,0 +1,154 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+)
+
+const netKey = "0123456789abcdef0123456789abcdef"
+
+type rpcAnswer struct {
+	status int
+	Result json.RawMessage
+	Error  *struct {
+		Code    int
+		Message string
+	}
+}
+
+// call POSTs one request to url with the given Host header.
+func call(t *testing.T, url, host, method, params string) rpcAnswer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	a := rpcAnswer{status: resp.StatusCode}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return a
+}
+
+func startService(t *testing.T, cfg config.Config) *Service {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	svc, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close(context.Background()) })
+	return svc
+}
+
+// TestDefaultServesBothFamilies: the embedded default serves the EVM dev
+// chain on the main listener and the Starknet devnet at starknet.localhost.
+func TestDefaultServesBothFamilies(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.APIKeys = []string{netKey}
+	svc := startService(t, cfg)
+	url := svc.URL() + "/v3/" + netKey
+	tests := []struct {
+		name, host, method, params string
+		wantResult                 string
+		wantCode                   int
+	}{
+		{"evm chain id", "", "eth_chainId", "[]", `"0x539"`, 0},
+		{"rollup method on the EVM network", "", "rollup_pendingTransactions", "[]", "", -32601},
+		{"starknet chain id by host", "starknet.localhost", "starknet_chainId", "[]", `"0x534e5f4445564e4554"`, 0},
+		{"host with port and upper case", "StarkNet.LocalHost:8545", "starknet_chainId", "[]", `"0x534e5f4445564e4554"`, 0},
+		{"rollup pending", "starknet.localhost", "rollup_pendingTransactions", "[]", `[]`, 0},
+		{"rollup pending, named empty params", "starknet.localhost", "rollup_pendingTransactions", "{}", `[]`, 0},
+		{"EVM method on the rollup network", "starknet.localhost", "eth_blockNumber", "[]", "", -32601},
+		{"EVM spec method on the rollup network", "starknet.localhost", "eth_getTransactionReceipt", `["0x` + strings.Repeat("00", 32) + `"]`, "", -32601},
+		{"named params on the EVM network", "", "eth_blockNumber", "{}", "", -32602},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := call(t, url, tc.host, tc.method, tc.params)
+			if tc.wantCode != 0 {
+				if a.Error == nil || a.Error.Code != tc.wantCode {
+					t.Fatalf("got %s %+v, want code %d", a.Result, a.Error, tc.wantCode)
+				}
+				return
+			}
+			if a.Error != nil || string(a.Result) != tc.wantResult {
+				t.Fatalf("got %s %+v, want %s", a.Result, a.Error, tc.wantResult)
+			}
+		})
+	}
+}
+
+// TestHostRoutingAndOwnListeners: two EVM networks (one by host name, one
+// on a listener of its own) and a starknet network by wildcard host; an
+// unknown host is refused when no network is the default.
+func TestHostRoutingAndOwnListeners(t *testing.T) {
+	up := startNodeInProcess(t)
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.APIKeys = []string{netKey}
+	cfg.Networks = []config.Network{
+		{Name: "mainnet", Family: "evm", Hosts: []string{"mainnet.example.com"}, Upstreams: []config.Upstream{{Name: "node", URL: up}}},
+		{Name: "testnet", Family: "evm", Listen: "127.0.0.1:0", Upstreams: []config.Upstream{{Name: "local", URL: config.EmbeddedURL}}},
+		{Name: "rollup", Family: "starknet", Hosts: []string{"*.starknet.example.com"}, Upstreams: []config.Upstream{{Name: "dev", URL: config.EmbeddedURL}},
+			Starknet: config.Starknet{Devnet: config.Devnet{ChainID: "SN_TEST"}}},
+	}
+	svc := startService(t, cfg)
+	main := svc.URL() + "/v3/" + netKey
+	own := svc.NetworkURL("testnet")
+	if own == "" {
+		t.Fatal("testnet has no listener of its own")
+	}
+	tests := []struct {
+		name, url, host, method string
+		wantResult              string
+		wantStatus              int
+	}{
+		{"by host", main, "mainnet.example.com", "eth_chainId", `"0xc72dd9d5e883e"`, 200},
+		{"by wildcard host", main, "eu.starknet.example.com", "starknet_chainId", `"0x534e5f54455354"`, 200},
+		{"wildcard needs a subdomain", main, "starknet.example.com", "starknet_chainId", "", 404},
+		{"unknown host refused", main, "other.example.com", "eth_chainId", "", 404},
+		{"own listener", own + "/v3/" + netKey, "", "eth_chainId", `"0x539"`, 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := call(t, tc.url, tc.host, tc.method, "[]")
+			if a.status != tc.wantStatus {
+				t.Fatalf("HTTP %d, want %d (%+v)", a.status, tc.wantStatus, a.Error)
+			}
+			if tc.wantResult != "" && string(a.Result) != tc.wantResult {
+				t.Fatalf("got %s %+v, want %s", a.Result, a.Error, tc.wantResult)
+			}
+		})
+	}
+}
+
+// startNodeInProcess serves the conformance chain over HTTP in process.
+func startNodeInProcess(t *testing.T) string {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.NoStarknet = true
+	cfg.Node.ChainDir = chainDir
+	cfg.APIKeys = []string{netKey}
+	svc := startService(t, cfg)
+	return svc.URL() + "/v3/" + netKey // a nodegate is a fine upstream for another nodegate
+}

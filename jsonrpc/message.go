@@ -100,7 +100,9 @@ func parseOne(b []byte) Message {
 		return true
 	})
 	if err != nil {
-		return Message{Err: ErrInvalidRequest("invalid request")}
+		// Not an object: the id cannot be read, so the answer carries null
+		// (an empty id would make the response envelope invalid JSON).
+		return Message{Req: Request{ID: nullID}, Err: ErrInvalidRequest("invalid request")}
 	}
 	if haveID && validID(id) {
 		req.ID = id

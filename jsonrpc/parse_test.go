@@ -221,27 +221,44 @@ func TestParseBatch(t *testing.T) {
 // is refused with a clear error, not a crash.
 func TestParseDeepNesting(t *testing.T) {
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	// The outer array is the batch itself; its elements may nest MaxDepth levels.
+	justOver := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
+	atLimit := `{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `}`
 	cases := []struct {
 		name  string
 		body  string
-		whole bool
+		whole bool // refused as a whole body, else as the one message
+		code  int  // 0: accepted
 	}{
-		{"deep batch", deep, true},
-		{"deep params", `{"jsonrpc":"2.0","id":1,"method":"m","params":` + deep + `}`, false},
-		{"deep element in a batch", `[{"jsonrpc":"2.0","id":1,"method":"m"},` + deep + `]`, true},
-		{"unbalanced", strings.Repeat("[", 10000), true},
+		{"deep batch", deep, true, CodeInvalidRequest},
+		{"one level too deep", justOver, true, CodeInvalidRequest},
+		{"params at the depth limit", atLimit, false, 0},
+		{"deep params", `{"jsonrpc":"2.0","id":1,"method":"m","params":` + deep + `}`, false, CodeInvalidRequest},
+		{"deep element in a batch", `[{"jsonrpc":"2.0","id":1,"method":"m"},` + deep + `]`, true, CodeInvalidRequest},
+		{"unbalanced", strings.Repeat("[", 10000), true, CodeParseError},
+		{"beyond encoding/json's depth", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), true, CodeParseError},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs, _, err := Parse([]byte(tc.body), 1000)
 			if tc.whole {
-				if err == nil {
-					t.Fatalf("accepted: %d msgs", len(msgs))
+				if err == nil || err.Code != tc.code {
+					t.Fatalf("err = %v, want code %d", err, tc.code)
 				}
 				return
 			}
-			if err != nil || len(msgs) != 1 || msgs[0].Err == nil || msgs[0].Err.Code != CodeInvalidRequest {
-				t.Fatalf("err = %v, msgs = %+v", err, msgs)
+			if err != nil || len(msgs) != 1 {
+				t.Fatalf("err = %v, %d msgs", err, len(msgs))
+			}
+			got := 0
+			if msgs[0].Err != nil {
+				got = msgs[0].Err.Code
+			}
+			if got != tc.code {
+				t.Fatalf("code = %d (%v), want %d", got, msgs[0].Err, tc.code)
+			}
+			if out := AppendResponse(nil, msgs[0].Req.ID, ErrorResponse(ErrInternal("x"))); !json.Valid(out) {
+				t.Fatalf("response is not JSON: %s", out)
 			}
 		})
 	}

@@ -76,7 +76,7 @@ func specException(method string, params []byte) bool {
 // nodeOnlyChecks are refusals that depend on the chain (block ranges) or
 // that go-ethereum makes inside the method rather than when decoding: the
 // gateway forwards these and the client gets the node's own answer.
-var nodeOnlyChecks = []string{"invalid block range params", "pending logs are not supported"}
+var nodeOnlyChecks = []string{"invalid block range params", "pending logs are not supported", "block range extends beyond current head block"}
 
 func nodeOnly(msg string) bool {
 	for _, m := range nodeOnlyChecks {

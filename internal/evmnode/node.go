@@ -110,6 +110,11 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	n.chainID = ec.NetworkId
 	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	n.stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(fs)}})
+	if cfg.ChainDir == "" {
+		if err := n.newBeacon(cfg.BlockTime); err != nil {
+			return err
+		}
+	}
 	if err := n.stack.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
 	}
@@ -120,8 +125,8 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 		if err := applyHeadFCU(backend.BlockChain(), cfg.ChainDir); err != nil {
 			return err
 		}
-	} else if err := n.startBeacon(cfg.BlockTime); err != nil {
-		return err
+	} else if err := n.beacon.Start(); err != nil {
+		return fmt.Errorf("start dev block producer: %w", err)
 	}
 	if err := n.waitIndexed(ctx); err != nil {
 		return err
@@ -134,14 +139,15 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	return nil
 }
 
-func (n *Node) startBeacon(period time.Duration) error {
+// newBeacon creates the dev chain's block producer. It must run before the
+// node starts: registering its API is what starts sealing a block per
+// transaction when the period is 0 (without it, no block is ever sealed).
+func (n *Node) newBeacon(period time.Duration) error {
 	beacon, err := catalyst.NewSimulatedBeacon(uint64(period/time.Second), common.Address{}, n.eth)
 	if err != nil {
 		return fmt.Errorf("create dev block producer: %w", err)
 	}
-	if err := beacon.Start(); err != nil {
-		return fmt.Errorf("start dev block producer: %w", err)
-	}
+	catalyst.RegisterSimulatedBeaconAPIs(n.stack, beacon)
 	n.beacon = beacon
 	return nil
 }

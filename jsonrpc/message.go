@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -61,6 +62,8 @@ func Parse(body []byte, maxBatch int) (msgs []Message, batch bool, err *Error) {
 		return true
 	})
 	switch {
+	case errors.Is(scanErr, errTooDeep):
+		return nil, true, errNestedTooDeep()
 	case scanErr != nil:
 		return nil, true, ErrParse()
 	case n > maxBatch:
@@ -101,8 +104,13 @@ func parseOne(b []byte) Message {
 		}
 		return true
 	})
+	if errors.Is(err, errTooDeep) {
+		return Message{Req: Request{ID: nullID}, Err: errNestedTooDeep()}
+	}
 	if err != nil {
-		return Message{Err: ErrInvalidRequest("invalid request")}
+		// Not an object: the id cannot be read, so the answer carries null
+		// (an empty id would make the response envelope invalid JSON).
+		return Message{Req: Request{ID: nullID}, Err: ErrInvalidRequest("invalid request")}
 	}
 	if haveID && validID(id) {
 		req.ID = id
@@ -131,6 +139,11 @@ func parseOne(b []byte) Message {
 		req.Params = emptyParams
 	}
 	return Message{Req: req}
+}
+
+// errNestedTooDeep answers valid JSON that nests deeper than the scanner goes.
+func errNestedTooDeep() *Error {
+	return ErrInvalidRequest(fmt.Sprintf("invalid request: nested deeper than %d levels", MaxDepth))
 }
 
 func validID(id []byte) bool {

@@ -6,6 +6,10 @@ import "errors"
 // at the level the scanner checks (structure, strings, nesting).
 var errSyntax = errors.New("invalid json")
 
+// errTooDeep is returned for nesting deeper than MaxDepth: the input may be
+// valid JSON, so it must not be reported as a parse error.
+var errTooDeep = errors.New("json nested too deeply")
+
 // MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const MaxDepth = 128
 
@@ -41,7 +45,7 @@ func skipValue(b []byte, i int) (int, error) {
 			i = j
 		case c == '{' || c == '[':
 			if depth == MaxDepth {
-				return 0, errSyntax
+				return 0, errTooDeep
 			}
 			stack[depth] = c
 			depth++

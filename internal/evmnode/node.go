@@ -110,6 +110,11 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	n.chainID = ec.NetworkId
 	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	n.stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(fs)}})
+	if cfg.ChainDir == "" {
+		if err := n.newBeacon(cfg.BlockTime); err != nil {
+			return err
+		}
+	}
 	// Import and index before the node starts, so that its own HTTP/WS
 	// listener (nodegate node) never answers from a half-imported chain.
 	if cfg.ChainDir != "" {
@@ -126,8 +131,14 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	if err := n.stack.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
 	}
-	if cfg.ChainDir == "" {
-		if err := n.startBeacon(cfg.BlockTime); err != nil {
+	if n.beacon != nil {
+		if err := n.beacon.Start(); err != nil {
+			return fmt.Errorf("start dev block producer: %w", err)
+		}
+		// A first, empty block starts go-ethereum's transaction indexer, so
+		// that unknown hashes answer null rather than "indexing is in progress".
+		n.beacon.Commit()
+		if err := n.waitIndexed(ctx); err != nil {
 			return err
 		}
 	}
@@ -139,14 +150,15 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	return nil
 }
 
-func (n *Node) startBeacon(period time.Duration) error {
+// newBeacon creates the dev chain's block producer. It must run before the
+// node starts: registering its API is what starts sealing a block per
+// transaction when the period is 0 (without it, no block is ever sealed).
+func (n *Node) newBeacon(period time.Duration) error {
 	beacon, err := catalyst.NewSimulatedBeacon(uint64(period/time.Second), common.Address{}, n.eth)
 	if err != nil {
 		return fmt.Errorf("create dev block producer: %w", err)
 	}
-	if err := beacon.Start(); err != nil {
-		return fmt.Errorf("start dev block producer: %w", err)
-	}
+	catalyst.RegisterSimulatedBeaconAPIs(n.stack, beacon)
 	n.beacon = beacon
 	return nil
 }

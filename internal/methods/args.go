@@ -21,18 +21,31 @@ type arg struct {
 // values (nil for absent optional ones).
 func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 	out := make([]any, 0, len(args))
-	var argErr *jsonrpc.Error
+	var argErr, keyErr *jsonrpc.Error
 	err := jsonrpc.Elements(params, func(elem []byte) bool {
 		i := len(out)
 		if i >= len(args) {
 			argErr = jsonrpc.ErrInvalidParams(fmt.Sprintf("too many arguments, want at most %d", len(args)))
 			return false
 		}
-		if string(elem) == "null" && args[i].optional {
+		if string(elem) == "null" {
+			// go-ethereum reads null as an absent value: fine for an
+			// optional arg, "missing" for a required one.
+			if !args[i].optional {
+				argErr = jsonrpc.ErrInvalidParams(fmt.Sprintf("missing value for required argument %d", i))
+				return false
+			}
 			out = append(out, nil)
 			return true
 		}
 		v, err := args[i].decode(elem)
+		var ke *keyError
+		if errors.As(err, &ke) && keyErr == nil {
+			// The node checks such values in the method, after every arg
+			// decoded: an arg error further on wins over this one.
+			keyErr = jsonrpc.ErrInvalidParams(ke.msg)
+			err = nil
+		}
 		if err != nil {
 			argErr = argError(i, err)
 			return false
@@ -51,6 +64,9 @@ func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 			return nil, jsonrpc.ErrInvalidParams(fmt.Sprintf("missing value for required argument %d", i))
 		}
 		out = append(out, nil)
+	}
+	if keyErr != nil {
+		return nil, keyErr
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/methods/override"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -23,8 +24,8 @@ var spec = []Rule{
 	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80},
-	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[jsonObject](), optional[jsonObject]()}, Idempotent: true, Credits: 300},
-	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[jsonObject](), optional[jsonObject]()}, Idempotent: true, Failover: true, Credits: 80},
+	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300},
+	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80},
 	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},
 }
 

@@ -1,0 +1,152 @@
+package ingress_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/service"
+)
+
+// gw is one real nodegate over the embedded dev chain, shared by every test
+// of this binary (starting it is cheap, but once is cheaper).
+var gw *service.Service
+
+func TestMain(m *testing.M) {
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	s, err := service.Start(ctx, cfg)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start nodegate:", err)
+		os.Exit(1)
+	}
+	gw = s
+	code := m.Run()
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	_ = s.Close(ctx)
+	cancel()
+	os.Exit(code)
+}
+
+// client bounds every request: a hang is a failure, not a stuck test.
+var client = &http.Client{Timeout: 20 * time.Second}
+
+// keyPath is the gateway's RPC path for the run's key.
+func keyPath() string { return "/v3/" + gw.GeneratedKey }
+
+type reply struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func do(t *testing.T, method, path string, body []byte) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, gw.URL()+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("build request: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	return reply{resp.StatusCode, resp.Header, out}
+}
+
+func post(t *testing.T, body string) reply {
+	t.Helper()
+	return do(t, http.MethodPost, keyPath(), []byte(body))
+}
+
+// rpcError and rpcAnswer are what a client library decodes.
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+type rpcAnswer struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *rpcError       `json:"error"`
+}
+
+// single decodes a one-answer reply, checking the envelope.
+func (r reply) single(t *testing.T) rpcAnswer {
+	t.Helper()
+	var a rpcAnswer
+	if err := json.Unmarshal(r.Body, &a); err != nil {
+		t.Fatalf("reply is not one JSON-RPC answer (HTTP %d): %v: %.300s", r.Status, err, r.Body)
+	}
+	if a.JSONRPC != "2.0" {
+		t.Fatalf("jsonrpc = %q in %.300s", a.JSONRPC, r.Body)
+	}
+	if (a.Error == nil) == (a.Result == nil) {
+		t.Fatalf("want exactly one of result and error: %.300s", r.Body)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	return a
+}
+
+// batch decodes a batch reply.
+func (r reply) batch(t *testing.T) []rpcAnswer {
+	t.Helper()
+	var as []rpcAnswer
+	if err := json.Unmarshal(r.Body, &as); err != nil {
+		t.Fatalf("reply is not a JSON-RPC batch (HTTP %d): %v: %.300s", r.Status, err, r.Body)
+	}
+	if r.Status != http.StatusOK {
+		t.Fatalf("batch answered HTTP %d", r.Status)
+	}
+	return as
+}
+
+// wantError checks an error answer's HTTP status, code, message and id.
+func wantError(t *testing.T, r reply, status, code int, msg, id string) {
+	t.Helper()
+	a := r.single(t)
+	if r.Status != status {
+		t.Errorf("HTTP status = %d, want %d (%.200s)", r.Status, status, r.Body)
+	}
+	if a.Error == nil {
+		t.Fatalf("no error in %.300s", r.Body)
+	}
+	if a.Error.Code != code {
+		t.Errorf("code = %d, want %d (%s)", a.Error.Code, code, a.Error.Message)
+	}
+	if msg != "" && a.Error.Message != msg {
+		t.Errorf("message = %q, want %q", a.Error.Message, msg)
+	}
+	if string(a.ID) != id {
+		t.Errorf("id = %s, want %s", a.ID, id)
+	}
+}
+
+func call(id, method, params string) string {
+	s := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
+	if params != "" {
+		s += `,"params":` + params
+	}
+	return s + "}"
+}
+
+func batchOf(calls ...string) string { return "[" + strings.Join(calls, ",") + "]" }

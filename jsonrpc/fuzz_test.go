@@ -1,0 +1,311 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// fuzzMaxBatch is the batch limit the fuzz targets parse with (the default
+// of the ingress), so that the 1,001-call seed exercises "batch too large".
+const fuzzMaxBatch = 1000
+
+// seedBodies are request bodies every fuzz target of this package starts
+// from; the large ones are built here rather than stored as files.
+func seedBodies() [][]byte {
+	call := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`
+	return [][]byte{
+		[]byte(call),
+		[]byte(`{"jsonrpc":"2.0","id":"a\"\u00e9\ud83d\ude00","method":"eth_call","params":[{"to":"0x0000000000000000000000000000000000000000"},"latest"]}`),
+		[]byte(`{"jsonrpc":"2.0","id":0,"method":"m"}`),
+		[]byte(`{"jsonrpc":"2.0","id":1e3,"method":"m","params":null}`),
+		[]byte(`{"jsonrpc":"2.0","id":-1,"method":"m","params":{}}`),
+		[]byte(`{"jsonrpc":"2.0","id":123456789012345678901234567890e-99999,"method":"m","params":[1e999999,-0.0]}`),
+		[]byte(`{"jsonrpc":"2.0","id":{},"method":"m"}`),
+		[]byte(`{"jsonrpc":"1.0","id":[],"method":7}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":[`),
+		[]byte(`[` + call + `,1,"x",null,[],{}]`),
+		[]byte(`[1,2]`),
+		[]byte(`[]`),
+		[]byte(` [ ] `),
+		[]byte(`{"a":"\`),
+		[]byte(`"\u12"`),
+		[]byte("\xff\xfe{}"),
+		[]byte(`nul`),
+		[]byte(`{"jsonrpc":"2.0","id":true,"method":"m"}`),
+		[]byte(strings.Repeat("[", 10000)),
+		[]byte(strings.Repeat("[", 10000) + strings.Repeat("]", 10000)),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat("}", 200) + `}`),
+		[]byte(`{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 1<<20) + `","method":"m"}`),
+		batchOf(fuzzMaxBatch + 1),
+	}
+}
+
+// FuzzParse: Parse never panics; errors carry standard codes; accepted
+// messages have a readable id, a method and an array of params; and the
+// answers built from them are valid JSON.
+func FuzzParse(f *testing.F) {
+	for _, b := range seedBodies() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		msgs, batch, err := Parse(body, fuzzMaxBatch)
+		if err != nil {
+			checkWholeBodyError(t, body, err)
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted invalid JSON %q", body)
+		}
+		if len(msgs) == 0 || len(msgs) > fuzzMaxBatch || (!batch && len(msgs) != 1) {
+			t.Fatalf("%d messages (batch %v)", len(msgs), batch)
+		}
+		var out []byte
+		if batch {
+			out = append(out, '[')
+		}
+		for i, m := range msgs {
+			checkMessage(t, m)
+			if i > 0 {
+				out = append(out, ',')
+			}
+			resp := &Response{Result: json.RawMessage(`null`)}
+			if m.Err != nil {
+				resp = ErrorResponse(m.Err)
+			}
+			out = AppendResponse(out, m.Req.ID, resp)
+		}
+		if batch {
+			out = append(out, ']')
+		}
+		if !json.Valid(out) {
+			t.Fatalf("response is not valid JSON: %q", out)
+		}
+	})
+}
+
+func checkWholeBodyError(t *testing.T, body []byte, err *Error) {
+	t.Helper()
+	switch err.Code {
+	case CodeParseError:
+		if json.Valid(body) {
+			t.Fatalf("valid JSON refused as a parse error: %q", body)
+		}
+	case CodeInvalidRequest:
+		if !json.Valid(body) {
+			t.Fatalf("invalid JSON answered %q instead of a parse error", err.Message)
+		}
+	default:
+		t.Fatalf("whole-body error with code %d: %v", err.Code, err)
+	}
+	if !json.Valid(AppendResponse(nil, NullID(), ErrorResponse(err))) {
+		t.Fatalf("error response is not JSON: %v", err)
+	}
+}
+
+func checkMessage(t *testing.T, m Message) {
+	t.Helper()
+	if !json.Valid(m.Req.ID) || !(string(m.Req.ID) == "null" || validID(m.Req.ID)) {
+		t.Fatalf("message id %q is not a valid id", m.Req.ID)
+	}
+	if m.Err != nil {
+		if m.Err.Code != CodeInvalidRequest && m.Err.Code != CodeInvalidParams {
+			t.Fatalf("message error with code %d: %v", m.Err.Code, m.Err)
+		}
+		return
+	}
+	if m.Req.Method == "" || len(m.Req.Method) > MaxMethodLength {
+		t.Fatalf("accepted method %q", m.Req.Method)
+	}
+	if len(m.Req.Params) == 0 || m.Req.Params[0] != '[' || !json.Valid(m.Req.Params) {
+		t.Fatalf("accepted params %q", m.Req.Params)
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(m.Req.Params, &elems); err != nil {
+		t.Fatalf("params are not an array: %v", err)
+	}
+}
+
+// FuzzScanner checks the raw-bytes scanner against encoding/json: on any
+// input json.Valid accepts, skipValue ends where the value ends, and
+// arrayElements and objectFields find exactly the elements and members that
+// encoding/json finds (unless the nesting exceeds MaxDepth, which must be
+// reported as such). On other input they must not panic.
+func FuzzScanner(f *testing.F) {
+	for _, b := range seedBodies() {
+		f.Add(b)
+	}
+	f.Add([]byte(` {"a" : [1, {"b":"\"]}"}], "c\\":null , "a":2} `))
+	f.Add([]byte(`["\\", "\"", [], {}, -1.5e+3, true, false, null]`))
+	f.Add([]byte(`{"\u0061":1,"a":2}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		valid := json.Valid(b)
+		end, err := skipValue(b, 0)
+		if valid {
+			switch {
+			case errors.Is(err, errTooDeep):
+			case err != nil:
+				t.Fatalf("skipValue refused valid JSON: %v", err)
+			case end != len(bytes.TrimRight(b, " \t\r\n")):
+				t.Fatalf("skipValue ended at %d, want %d", end, len(bytes.TrimRight(b, " \t\r\n")))
+			}
+		} else if err == nil && (end <= 0 || end > len(b)) {
+			t.Fatalf("skipValue returned end %d for %d bytes", end, len(b))
+		}
+		checkArray(t, b, valid)
+		checkObject(t, b, valid)
+	})
+}
+
+func checkArray(t *testing.T, b []byte, valid bool) {
+	t.Helper()
+	var got [][]byte
+	err := arrayElements(b, func(elem []byte) bool {
+		if len(elem) == 0 {
+			t.Fatalf("empty element")
+		}
+		got = append(got, elem)
+		return true
+	})
+	if !valid || errors.Is(err, errTooDeep) {
+		return
+	}
+	var want []json.RawMessage
+	if jerr := json.Unmarshal(b, &want); jerr != nil {
+		if err == nil {
+			t.Fatalf("arrayElements accepted a non-array: %q", b)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("arrayElements refused a valid array: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("arrayElements found %d elements, encoding/json %d", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("element %d = %q, encoding/json %q", i, got[i], want[i])
+		}
+	}
+}
+
+type member struct {
+	key   string
+	value []byte
+}
+
+func checkObject(t *testing.T, b []byte, valid bool) {
+	t.Helper()
+	var got []member
+	err := objectFields(b, func(key, value []byte) bool {
+		var k string
+		if valid {
+			// Keys come back raw (escapes untouched): they must decode as a string.
+			if jerr := json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k); jerr != nil {
+				t.Fatalf("raw key %q does not decode: %v", key, jerr)
+			}
+		}
+		got = append(got, member{k, value})
+		return true
+	})
+	if !valid || errors.Is(err, errTooDeep) {
+		return
+	}
+	want, isObject := orderedMembers(b)
+	if !isObject {
+		if err == nil {
+			t.Fatalf("objectFields accepted a non-object: %q", b)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("objectFields refused a valid object: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("objectFields found %d members, encoding/json %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].key != want[i].key || !bytes.Equal(got[i].value, want[i].value) {
+			t.Fatalf("member %d = %q:%q, encoding/json %q:%q", i, got[i].key, got[i].value, want[i].key, want[i].value)
+		}
+	}
+}
+
+// orderedMembers lists an object's members in order with encoding/json
+// (a map would lose the order and the duplicates).
+func orderedMembers(b []byte) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		out = append(out, member{tok.(string), v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return out, true
+}
+
+// FuzzDecodeResponse: DecodeResponse never panics; what it accepts is a
+// result or an error, never both; and for well-formed input the answer
+// re-encoded for a client is valid JSON with the result bytes untouched.
+func FuzzDecodeResponse(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":null}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"a":[1,2,{"b":"\"}"}]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted: x","data":"0x08c379a0"}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":"x"},"result":1}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":null,"result":"0x"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":"bad"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"result":1}]`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`))
+	f.Add([]byte(`{"result":"` + strings.Repeat("ab", 1<<19) + `"}`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, r, err := DecodeResponse(b)
+		if err != nil {
+			if !errors.Is(err, ErrNotResponse) {
+				t.Fatalf("error %v is not ErrNotResponse", err)
+			}
+			return
+		}
+		if (r.Err == nil) == (len(r.Result) == 0) {
+			t.Fatalf("result %q and error %v: want exactly one", r.Result, r.Err)
+		}
+		if !json.Valid(b) {
+			return // the scanner does not check the spelling of literals; upstreams are trusted for that
+		}
+		if id != nil && !json.Valid(id) {
+			t.Fatalf("id %q is not JSON", id)
+		}
+		if r.Err == nil && !json.Valid(r.Result) {
+			t.Fatalf("result %q is not JSON", r.Result)
+		}
+		out := AppendResponse(nil, json.RawMessage(`7`), &r)
+		if !json.Valid(out) {
+			t.Fatalf("re-encoded answer is not JSON: %q", out)
+		}
+		if r.Err == nil && !bytes.Contains(out, r.Result) {
+			t.Fatalf("result not passed through: %q", out)
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"sync"
+
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -23,4 +25,17 @@ type Network struct {
 	FailoverMethods map[string]bool
 	// Metrics, when set, records failovers and unavailability.
 	Metrics *telemetry.Registry
+
+	once sync.Once
+}
+
+// pool is the network's pool; a network given only an Upstream gets a
+// pool of that one upstream (no head tracking), made on first use.
+func (n *Network) pool() *upstream.Pool {
+	n.once.Do(func() {
+		if n.Pool == nil {
+			n.Pool = upstream.NewPool(n.Name, upstream.PoolConfig{}, upstream.MemberConfig{Upstream: n.Upstream})
+		}
+	})
+	return n.Pool
 }

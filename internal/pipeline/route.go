@@ -20,7 +20,7 @@ func route(ctx context.Context, c *Call) *jsonrpc.Response {
 	body := jsonrpc.AppendRequest((*bp)[:0], 1, c.Req.Method, c.Req.Params)
 	*bp = body
 	n := c.Network
-	resp, err := n.Pool.Forward(ctx, body, c.Rule.Idempotent)
+	resp, err := n.pool().Forward(ctx, body, c.Rule.Idempotent)
 	if err == nil {
 		return resp
 	}

@@ -77,8 +77,8 @@ type Partner struct {
 // Pool tunes a network's pool. Zero values mean the defaults.
 type Pool struct {
 	MaxAttempts    int           `yaml:"max_attempts"`    // tries per call, first included (3)
-	RetryBudget    time.Duration `yaml:"retry_budget"`    // time for all tries of a call (15s)
-	AttemptTimeout time.Duration `yaml:"attempt_timeout"` // one try (10s)
+	RetryBudget    time.Duration `yaml:"retry_budget"`    // time for all tries of a call (30s)
+	AttemptTimeout time.Duration `yaml:"attempt_timeout"` // one try (15s)
 	FailThreshold  int           `yaml:"fail_threshold"`  // consecutive faults that take a node out (1)
 	HeadInterval   time.Duration `yaml:"head_interval"`   // head poll period of a healthy node (1s)
 	ProbeInterval  time.Duration `yaml:"probe_interval"`  // probe period of a node that is out (250ms)

@@ -180,7 +180,7 @@ func TestPoolFaults(t *testing.T) {
 		Name: "mainnet", Family: "evm",
 		Upstreams: []config.Upstream{{Name: "a", URL: a.url()}, {Name: "b", URL: b.url()}, {Name: "c-lagging", URL: c.url()}},
 		Partners:  []config.Partner{{Name: "partner", URL: partner.url()}},
-		Pool:      config.Pool{AttemptTimeout: time.Second, HeadInterval: 200 * time.Millisecond, ProbeInterval: 50 * time.Millisecond, RetryBudget: 5 * time.Second},
+		Pool:      config.Pool{AttemptTimeout: 3 * time.Second, HeadInterval: 200 * time.Millisecond, ProbeInterval: 50 * time.Millisecond, RetryBudget: 5 * time.Second},
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

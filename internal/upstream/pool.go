@@ -45,10 +45,10 @@ func (c PoolConfig) withDefaults() PoolConfig {
 		c.MaxAttempts = 3
 	}
 	if c.RetryBudget <= 0 {
-		c.RetryBudget = 15 * time.Second
+		c.RetryBudget = 30 * time.Second
 	}
 	if c.AttemptTimeout <= 0 {
-		c.AttemptTimeout = 10 * time.Second
+		c.AttemptTimeout = 15 * time.Second
 	}
 	if c.FailThreshold <= 0 {
 		c.FailThreshold = 1

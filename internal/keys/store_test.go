@@ -22,7 +22,7 @@ func stores(t *testing.T, fn func(t *testing.T, open func() Store)) {
 	})
 }
 
-func mustOpen(t *testing.T, open func(context.Context) (Store, error)) Store {
+func mustOpen(t testing.TB, open func(context.Context) (Store, error)) Store {
 	t.Helper()
 	s, err := open(context.Background())
 	if err != nil {

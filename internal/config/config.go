@@ -27,6 +27,36 @@ type Config struct {
 	Upstream string `yaml:"upstream"`
 	// Node configures the embedded node.
 	Node Node `yaml:"node"`
+	// DatabaseURL, when set, keeps keys in PostgreSQL (postgres://…)
+	// instead of the SQLite file in DataDir. Share it across replicas.
+	DatabaseURL string `yaml:"database_url"`
+	// KeyRefresh is how often each replica checks the key store for
+	// changes (a change reaches every replica within this interval).
+	KeyRefresh time.Duration `yaml:"key_refresh"`
+	// Plans are the key plans by name; a plan given here replaces the
+	// default plan of that name whole.
+	Plans map[string]Plan `yaml:"plans"`
+	// Admin is the management listener (keys API, metrics).
+	Admin Admin `yaml:"admin"`
+}
+
+// Plan is what a key's plan grants (see docs/keys.md).
+type Plan struct {
+	// RatePerSecond is the sustained credit rate; 0 means unlimited.
+	RatePerSecond float64 `yaml:"rate_per_second"`
+	// DailyCredits is the credit budget per UTC day; 0 means unlimited.
+	DailyCredits int64 `yaml:"daily_credits"`
+	// Failover allows partner failover forwarding.
+	Failover bool `yaml:"failover"`
+}
+
+// Admin configures the admin HTTP listener.
+type Admin struct {
+	// Listen is host:port; empty disables the admin listener.
+	Listen string `yaml:"listen"`
+	// Token is the bearer token; empty falls back to $NODEGATE_ADMIN_TOKEN,
+	// and with neither the admin API refuses every request.
+	Token string `yaml:"token"`
 }
 
 // Limits bound request sizes.
@@ -49,6 +79,10 @@ func Defaults() Config {
 		Listen:  "127.0.0.1:8545",
 		DataDir: "./nodegate-data",
 		Limits:  Limits{MaxBodyBytes: 5 << 20, MaxBatch: 1000},
+		// Keys: a change reaches every replica within 1 s.
+		KeyRefresh: 250 * time.Millisecond,
+		Plans:      defaultPlans(),
+		Admin:      Admin{Listen: "127.0.0.1:8546"},
 	}
 }
 

@@ -64,7 +64,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed: use POST", Status: http.StatusMethodNotAllowed})
 		return
 	}
-	key, authErr := authenticate(s.Keys, r.URL.Path, httpPrefix)
+	key, bypass, authErr := authenticate(s.Keys, r, httpPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
 		return
@@ -82,7 +82,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, perr)
 		return
 	}
-	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr}
+	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
 	s.answer(r.Context(), w, key, info, msgs, batch)
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/ingress"
@@ -23,10 +24,19 @@ type Service struct {
 	Config config.Config
 	// Node is the embedded node (nil with an external upstream).
 	Node *evmnode.Node
-	// Keys holds the accepted keys; GeneratedKey is set when none was
-	// configured and one was made for this run.
-	Keys         *keys.Static
+	// Keys serves key lookups from memory; KeyStore and KeyManager are the
+	// persistent side. GeneratedKey is set on a fresh installation's first
+	// start (no api_keys, empty store), when the first key was created:
+	// later starts reuse that key, which the store keeps only as a hash.
+	Keys         *keys.Cache
+	KeyStore     keys.Store
+	KeyManager   *keys.Manager
 	GeneratedKey string
+	// Admin is the admin API; register extra routes with Admin.Handle.
+	Admin *admin.Server
+
+	adminListener net.Listener
+	adminHTTP     *http.Server
 
 	listener net.Listener
 	http     *http.Server
@@ -40,11 +50,12 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	s := &Service{Config: cfg}
-	if err := s.startKeys(); err != nil {
+	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}
 	up, err := s.startUpstream(ctx)
 	if err != nil {
+		_ = s.closeKeys(ctx)
 		return nil, err
 	}
 	network := &pipeline.Network{Name: "default", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
@@ -59,28 +70,17 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 	}
 	if err := s.listen(); err != nil {
 		s.closeNode()
+		_ = s.closeKeys(ctx)
+		return nil, err
+	}
+	if err := s.startAdmin(); err != nil {
+		_ = s.http.Close()
+		s.closeNode()
+		_ = s.closeKeys(ctx)
 		return nil, err
 	}
 	s.ingress.SetReady(true)
 	return s, nil
-}
-
-func (s *Service) startKeys() error {
-	plain := s.Config.APIKeys
-	if len(plain) == 0 {
-		k, err := keys.Generate()
-		if err != nil {
-			return err
-		}
-		s.GeneratedKey = k
-		plain = []string{k}
-	}
-	set, err := keys.NewStatic("team", plain...)
-	if err != nil {
-		return fmt.Errorf("api keys: %w", err)
-	}
-	s.Keys = set
-	return nil
 }
 
 func (s *Service) startUpstream(ctx context.Context) (upstream.Upstream, error) {
@@ -128,6 +128,9 @@ func (s *Service) Close(ctx context.Context) error {
 	s.ingress.SetReady(false)
 	err := s.http.Shutdown(ctx)
 	s.closeNode()
+	if kerr := s.closeKeys(ctx); err == nil {
+		err = kerr
+	}
 	return err
 }
 

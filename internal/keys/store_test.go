@@ -14,11 +14,15 @@ import (
 func stores(t *testing.T, fn func(t *testing.T, open func() Store)) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "keys.db")
-		fn(t, func() Store { return mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) }) })
+		fn(t, func() Store {
+			return mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
+		})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		dsn := pgtest.DSN(t)
-		fn(t, func() Store { return mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, dsn) }) })
+		fn(t, func() Store {
+			return mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, dsn) })
+		})
 	})
 }
 

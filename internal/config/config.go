@@ -33,6 +33,36 @@ type Config struct {
 	// NoStarknet leaves the embedded Starknet devnet out of the default
 	// networks (it is started only when nothing else is configured).
 	NoStarknet bool `yaml:"no_starknet"`
+	// DatabaseURL, when set, keeps keys in PostgreSQL (postgres://…)
+	// instead of the SQLite file in DataDir. Share it across replicas.
+	DatabaseURL string `yaml:"database_url"`
+	// KeyRefresh is how often each replica checks the key store for
+	// changes (a change reaches every replica within this interval).
+	KeyRefresh time.Duration `yaml:"key_refresh"`
+	// Plans are the key plans by name; a plan given here replaces the
+	// default plan of that name whole.
+	Plans map[string]Plan `yaml:"plans"`
+	// Admin is the management listener (keys API, metrics).
+	Admin Admin `yaml:"admin"`
+}
+
+// Plan is what a key's plan grants (see docs/keys.md).
+type Plan struct {
+	// RatePerSecond is the sustained credit rate; 0 means unlimited.
+	RatePerSecond float64 `yaml:"rate_per_second"`
+	// DailyCredits is the credit budget per UTC day; 0 means unlimited.
+	DailyCredits int64 `yaml:"daily_credits"`
+	// Failover allows partner failover forwarding.
+	Failover bool `yaml:"failover"`
+}
+
+// Admin configures the admin HTTP listener.
+type Admin struct {
+	// Listen is host:port; empty disables the admin listener.
+	Listen string `yaml:"listen"`
+	// Token is the bearer token; empty falls back to $NODEGATE_ADMIN_TOKEN,
+	// and with neither the admin API refuses every request.
+	Token string `yaml:"token"`
 }
 
 // Limits bound request sizes.
@@ -55,6 +85,10 @@ func Defaults() Config {
 		Listen:  "127.0.0.1:8545",
 		DataDir: "./nodegate-data",
 		Limits:  Limits{MaxBodyBytes: 5 << 20, MaxBatch: 1000},
+		// Keys: a change reaches every replica within 1 s.
+		KeyRefresh: 250 * time.Millisecond,
+		Plans:      defaultPlans(),
+		Admin:      Admin{Listen: "127.0.0.1:8546"},
 	}
 }
 
@@ -81,4 +115,14 @@ func Decode(raw []byte, cfg *Config) error {
 		return fmt.Errorf("decode: %w", err)
 	}
 	return nil
+}
+
+// Ephemeral is the embedded default on OS-picked loopback ports with its
+// files in dataDir: what tests and throwaway instances use.
+func Ephemeral(dataDir string) Config {
+	c := Defaults()
+	c.Listen = "127.0.0.1:0"
+	c.Admin.Listen = "127.0.0.1:0"
+	c.DataDir = dataDir
+	return c
 }

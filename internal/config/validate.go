@@ -58,5 +58,56 @@ func (c *Config) Validate() error {
 			bad(fmt.Sprintf("api_keys[%d]", i), "a key is 32 lowercase hexadecimal characters")
 		}
 	}
+	c.validateKeys(bad)
 	return errors.Join(errs...)
+}
+
+// minAdminToken is the shortest admin token accepted: a bearer token is a
+// password that anyone who reaches the admin listener may guess at.
+const minAdminToken = 16
+
+func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
+	if c.DatabaseURL != "" {
+		if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+			bad("database_url", "want a postgres://user@host:port/db URL")
+		}
+	}
+	if c.KeyRefresh <= 0 {
+		bad("key_refresh", "must be positive, got %s", c.KeyRefresh)
+	}
+	if _, ok := c.Plans[keys.PlanTeam]; !ok {
+		bad("plans", "must define %q (the plan of api_keys and of the generated first key)", keys.PlanTeam)
+	}
+	for name, p := range c.Plans {
+		if !validPlanName(name) {
+			bad("plans."+name, "a plan name is 1 to 64 lowercase letters, digits, - and _")
+		}
+		if p.RatePerSecond < 0 {
+			bad("plans."+name+".rate_per_second", "must not be negative")
+		}
+		if p.DailyCredits < 0 {
+			bad("plans."+name+".daily_credits", "must not be negative")
+		}
+	}
+	if c.Admin.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {
+			bad("admin.listen", "want host:port (or empty to disable), got %q", c.Admin.Listen)
+		}
+	}
+	if t := c.AdminToken(); t != "" && len(t) < minAdminToken {
+		bad("admin.token", "at least %d characters (from admin.token or $%s)", minAdminToken, AdminTokenEnv)
+	}
+}
+
+func validPlanName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }

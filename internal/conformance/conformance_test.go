@@ -31,6 +31,8 @@ func gateway(t *testing.T) (*service.Service, string) {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.Listen = "127.0.0.1:0"
+	cfg.Admin.Listen = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir() // a fresh key store: the first start creates the key
 	cfg.Node.ChainDir = testsDir
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -70,7 +70,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, routeErr)
 		return
 	}
-	key, authErr := authenticate(s.Keys, r.URL.Path, httpPrefix)
+	key, bypass, authErr := authenticate(s.Keys, r, httpPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
 		return
@@ -88,7 +88,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, perr)
 		return
 	}
-	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr}
+	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
 	s.answer(r.Context(), w, network, key, info, msgs, batch)
 }
 

@@ -21,8 +21,12 @@ import (
 var gw *service.Service
 
 func TestMain(m *testing.M) {
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
+	dir, err := os.MkdirTemp("", "nodegate-ingress")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cfg := config.Ephemeral(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	s, err := service.Start(ctx, cfg)
 	cancel()
@@ -35,6 +39,7 @@ func TestMain(m *testing.M) {
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
 	_ = s.Close(ctx)
 	cancel()
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 

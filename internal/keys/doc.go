@@ -2,6 +2,13 @@
 // memory on the hot path. A key is a 32-character lowercase hex secret that
 // nodegate keeps only as its SHA-256.
 //
+// It owns: the Key and its security settings (secret, allowlists), plans,
+// the persistent stores (SQLite by default, PostgreSQL for fleets) with
+// their versioned schema, the in-memory Cache that serves lookups and
+// follows store changes, and the Manager that creates, updates and revokes
+// keys for the CLI and the admin API.
+//
 // It must not know about transports or the pipeline: the ingress asks it
-// "which key is this", the pipeline asks the key "is this allowed".
+// "which key is this" and "may this request use it", the pipeline asks the
+// key "is this method, address, network allowed".
 package keys

@@ -6,17 +6,43 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 )
 
 // Length is the number of hex characters in a key.
 const Length = 32
 
-// Key is one API key's settings. The secret itself is never kept.
+// Status is a key's life-cycle state.
+type Status string
+
+// The statuses of a key. A revoked key stays revoked: revocation is final.
+const (
+	StatusActive  Status = "active"
+	StatusRevoked Status = "revoked"
+)
+
+// Key is one usable key as the hot path sees it: its settings with the
+// plan resolved and the allowlists compiled. The plain key is never kept.
+// A Key is immutable once published in a Cache snapshot; a change builds a
+// new Key.
 type Key struct {
 	// ID is safe to log: the first bytes of the key's hash.
 	ID   string
 	Name string
-	Plan string
+	// Plan is the key's plan as configured (rate, credits, failover).
+	Plan Plan
+	// Networks the key may use; empty means every network.
+	Networks []string
+	// Static keys come from the configuration (api_keys), not the store.
+	Static    bool
+	CreatedAt time.Time
+
+	hash     Hash
+	security compiledSecurity
+	// lastUsed is unix seconds, shared by every snapshot's copy of this key
+	// so that a reload never loses a use.
+	lastUsed *atomic.Int64
 }
 
 // Hash is a key's SHA-256.
@@ -45,11 +71,40 @@ func Valid(s string) bool {
 	return true
 }
 
-// Generate returns a new random key.
+// Generate returns a new random key (also used for secrets): 128 bits from
+// the operating system's cryptographic source.
 func Generate() (string, error) {
 	var b [Length / 2]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("generate key: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+// LastUsed is when the key last authenticated a request (zero if never,
+// as far as this process knows).
+func (k *Key) LastUsed() time.Time {
+	if k.lastUsed == nil {
+		return time.Time{}
+	}
+	if s := k.lastUsed.Load(); s > 0 {
+		return time.Unix(s, 0)
+	}
+	return time.Time{}
+}
+
+// touch records a use at unix second now; it writes only when the second
+// changed, so concurrent requests mostly share a read-only cache line.
+func (k *Key) touch(now int64) {
+	if k.lastUsed != nil && k.lastUsed.Load() != now {
+		k.lastUsed.Store(now)
+	}
+}
+
+// redact keeps the first 4 characters of a secret, for error messages.
+func redact(k string) string {
+	if len(k) > 4 {
+		return k[:4] + "…"
+	}
+	return k
 }

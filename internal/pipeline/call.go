@@ -28,6 +28,10 @@ type ClientInfo struct {
 	Origin    string
 	UserAgent string
 	Remote    string
+	// BypassAllowlists is set by the ingress when the request carried the
+	// key's correct secret and the key lets the secret lift its allowlists.
+	// The secret itself is never carried here.
+	BypassAllowlists bool
 }
 
 // Handler answers a call.

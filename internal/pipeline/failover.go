@@ -28,7 +28,8 @@ func failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
 	return resp
 }
 
-// failoverAllowed: the upper tiers (team, enterprise) have failover.
+// failoverAllowed: the key's plan says (by default the upper tiers, team
+// and enterprise, have failover).
 func failoverAllowed(k *keys.Key) bool {
-	return k != nil && (k.Plan == "team" || k.Plan == "enterprise")
+	return k != nil && k.Plan.Failover
 }

@@ -7,5 +7,6 @@ func order() []Stage {
 	return []Stage{
 		recoverStage, // a bug in one call answers -32603 for that call only
 		methodRules,  // -32601 for unknown/refused methods, -32602 for bad params
+		allowStage,   // 403 -32002 for a network, method or contract the key does not allow
 	}
 }

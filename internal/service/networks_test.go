@@ -61,8 +61,7 @@ func startService(t *testing.T, cfg config.Config) *Service {
 // TestDefaultServesBothFamilies: the embedded default serves the EVM dev
 // chain on the main listener and the Starknet devnet at starknet.localhost.
 func TestDefaultServesBothFamilies(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := config.Ephemeral(t.TempDir())
 	cfg.APIKeys = []string{netKey}
 	svc := startService(t, cfg)
 	url := svc.URL() + "/v3/" + netKey
@@ -102,8 +101,7 @@ func TestDefaultServesBothFamilies(t *testing.T) {
 // unknown host is refused when no network is the default.
 func TestHostRoutingAndOwnListeners(t *testing.T) {
 	up := startNodeInProcess(t)
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := config.Ephemeral(t.TempDir())
 	cfg.APIKeys = []string{netKey}
 	cfg.Networks = []config.Network{
 		{Name: "mainnet", Family: "evm", Hosts: []string{"mainnet.example.com"}, Upstreams: []config.Upstream{{Name: "node", URL: up}}},
@@ -144,8 +142,7 @@ func TestHostRoutingAndOwnListeners(t *testing.T) {
 // startNodeInProcess serves the conformance chain over HTTP in process.
 func startNodeInProcess(t *testing.T) string {
 	t.Helper()
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := config.Ephemeral(t.TempDir())
 	cfg.NoStarknet = true
 	cfg.Node.ChainDir = chainDir
 	cfg.APIKeys = []string{netKey}

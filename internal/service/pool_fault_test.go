@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/keys"
 )
 
 // loadCall is one request of the mixed read load, with the answer the
@@ -174,7 +175,9 @@ func TestPoolFaults(t *testing.T) {
 
 	cfg := config.Defaults()
 	cfg.Listen = "127.0.0.1:0"
-	teamKey, coreKey := strings.Repeat("ab", 16), strings.Repeat("cd", 16)
+	cfg.DataDir = t.TempDir()
+	cfg.Admin.Listen = "127.0.0.1:0"
+	teamKey, coreKey := strings.Repeat("ab", 16), ""
 	cfg.APIKeys = []string{teamKey}
 	cfg.Networks = []config.Network{{
 		Name: "mainnet", Family: "evm",
@@ -189,7 +192,12 @@ func TestPoolFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close(context.Background())
-	if err := svc.Keys.Add(coreKey, "core"); err != nil {
+	created, err := svc.KeyManager.Create(ctx, keys.CreateParams{Name: "core-app", Plan: keys.PlanCore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreKey = created.Key
+	if err := svc.Keys.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	pool := svc.Networks[0].Pool

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 
+	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/keys"
@@ -21,15 +24,23 @@ type Service struct {
 	Node *evmnode.Node
 	// Devnet is the embedded Starknet devnet (nil when no network uses it).
 	Devnet *starknet.Devnet
-	// Keys holds the accepted keys; GeneratedKey is set when none was
-	// configured and one was made for this run.
-	Keys         *keys.Static
+	// Keys serves key lookups from memory; KeyStore and KeyManager are the
+	// persistent side. GeneratedKey is set on a fresh installation's first
+	// start (no api_keys, empty store), when the first key was created:
+	// later starts reuse that key, which the store keeps only as a hash.
+	Keys         *keys.Cache
+	KeyStore     keys.Store
+	KeyManager   *keys.Manager
 	GeneratedKey string
+	// Admin is the admin API; register extra routes with Admin.Handle.
+	Admin *admin.Server
 	// Networks are the served networks with their pools.
 	Networks []*pipeline.Network
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
 
+	adminListener net.Listener
+	adminHTTP     *http.Server
 	// listeners[0] is the main listener; then one per network that has its own.
 	listeners []*listener
 }
@@ -40,46 +51,35 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	s := &Service{Config: cfg}
-	if err := s.startKeys(); err != nil {
+	s := &Service{Config: cfg, Metrics: telemetry.New()}
+	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}
-	s.Metrics = telemetry.New()
-	for _, nc := range cfg.EffectiveNetworks() {
-		n, err := s.buildNetwork(ctx, nc)
-		if err != nil {
-			s.closeNetworks()
-			return nil, err
-		}
-		s.Networks = append(s.Networks, n)
-	}
-	if err := s.listenAll(); err != nil {
-		s.closeNetworks()
+	if err := s.start(ctx); err != nil {
+		shutdown, cancel := context.WithTimeout(context.Background(), 5e9)
+		defer cancel()
+		_ = s.Close(shutdown)
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Service) startKeys() error {
-	plain := s.Config.APIKeys
-	if len(plain) == 0 {
-		k, err := keys.Generate()
+func (s *Service) start(ctx context.Context) error {
+	for _, nc := range s.Config.EffectiveNetworks() {
+		n, err := s.buildNetwork(ctx, nc)
 		if err != nil {
 			return err
 		}
-		s.GeneratedKey = k
-		plain = []string{k}
+		s.Networks = append(s.Networks, n)
 	}
-	set, err := keys.NewStatic("team", plain...)
-	if err != nil {
-		return fmt.Errorf("api keys: %w", err)
+	if err := s.listenAll(); err != nil {
+		return err
 	}
-	s.Keys = set
-	return nil
+	return s.startAdmin()
 }
 
 // Close stops accepting requests, lets those in flight finish (up to the
-// context's deadline) and stops the embedded node.
+// context's deadline) and stops the nodes and the key store.
 func (s *Service) Close(ctx context.Context) error {
 	var errs []error
 	for _, l := range s.listeners {
@@ -89,6 +89,7 @@ func (s *Service) Close(ctx context.Context) error {
 		errs = append(errs, l.srv.Shutdown(ctx))
 	}
 	s.closeNetworks()
+	errs = append(errs, s.closeKeys(ctx))
 	return errors.Join(errs...)
 }
 

@@ -12,8 +12,7 @@ import (
 )
 
 func TestUpstreamsHandler(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := config.Ephemeral(t.TempDir())
 	cfg.Node.ChainDir = chainDir
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

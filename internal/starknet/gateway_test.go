@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -28,10 +29,17 @@ const testKey = "0123456789abcdef0123456789abcdef"
 // its /v3/<key> URL.
 func serveNetwork(t *testing.T, n *pipeline.Network) string {
 	t.Helper()
-	ks, err := keys.NewStatic("team", testKey)
+	ctx := context.Background()
+	store, err := keys.OpenSQLite(ctx, filepath.Join(t.TempDir(), "keys.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { store.Close() })
+	ks, err := keys.NewCache(ctx, store, keys.DefaultPlans(), keys.PlanTeam, []string{testKey}, keys.CacheOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ks.Close)
 	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{})}
 	s.SetReady(true)
 	srv := httptest.NewServer(s.Handler())

@@ -1,0 +1,104 @@
+package admin
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/nodegate/nodegate/internal/keys"
+)
+
+// RegisterKeys adds the key management routes:
+//
+//	GET    /admin/keys              list
+//	POST   /admin/keys              create (201, the key and secret shown once)
+//	GET    /admin/keys/{id}         show
+//	PATCH  /admin/keys/{id}         update
+//	POST   /admin/keys/{id}/revoke  revoke (DELETE /admin/keys/{id} too)
+func RegisterKeys(s *Server, m *keys.Manager) {
+	h := keysAPI{m: m}
+	s.HandleFunc("GET /admin/keys", h.list)
+	s.HandleFunc("POST /admin/keys", h.create)
+	s.HandleFunc("GET /admin/keys/{id}", h.show)
+	s.HandleFunc("PATCH /admin/keys/{id}", h.update)
+	s.HandleFunc("POST /admin/keys/{id}/revoke", h.revoke)
+	s.HandleFunc("DELETE /admin/keys/{id}", h.revoke)
+}
+
+type keysAPI struct{ m *keys.Manager }
+
+func (h keysAPI) list(w http.ResponseWriter, r *http.Request) {
+	recs, err := h.m.List(r.Context())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if recs == nil {
+		recs = []keys.Record{}
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"keys": recs})
+}
+
+func (h keysAPI) create(w http.ResponseWriter, r *http.Request) {
+	var p keys.CreateParams
+	if err := DecodeJSON(r, &p); err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	c, err := h.m.Create(r.Context(), p)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	slog.Info("key created", "key_id", c.ID, "plan", c.Plan, "via", "admin api")
+	WriteJSON(w, http.StatusCreated, c)
+}
+
+func (h keysAPI) show(w http.ResponseWriter, r *http.Request) {
+	rec, err := h.m.Show(r.Context(), r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, rec)
+}
+
+func (h keysAPI) update(w http.ResponseWriter, r *http.Request) {
+	var p keys.Patch
+	if err := DecodeJSON(r, &p); err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	u, err := h.m.Update(r.Context(), r.PathValue("id"), p)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	slog.Info("key updated", "key_id", u.ID, "via", "admin api")
+	WriteJSON(w, http.StatusOK, u)
+}
+
+func (h keysAPI) revoke(w http.ResponseWriter, r *http.Request) {
+	rec, err := h.m.Revoke(r.Context(), r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	slog.Info("key revoked", "key_id", rec.ID, "via", "admin api")
+	WriteJSON(w, http.StatusOK, rec)
+}
+
+// fail maps a management error to its status: 404 unknown id, 400 refused
+// input, 503 store trouble (the message names the store, never a secret).
+func fail(w http.ResponseWriter, err error) {
+	var ie *keys.InputError
+	switch {
+	case keys.IsNotFound(err):
+		WriteError(w, http.StatusNotFound, err.Error())
+	case errors.As(err, &ie):
+		WriteError(w, http.StatusBadRequest, ie.Msg)
+	default:
+		slog.Error("admin: key store", "err", err)
+		WriteError(w, http.StatusServiceUnavailable, "key store unavailable: "+err.Error())
+	}
+}

@@ -1,0 +1,77 @@
+package keyscmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/keys"
+)
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printRecord(w io.Writer, r *keys.Record) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	row("id", r.ID)
+	row("name", r.Name)
+	row("plan", r.Plan)
+	row("status", string(r.Status))
+	row("networks", listOr(r.Networks, "all"))
+	row("created", r.CreatedAt.Format(time.RFC3339))
+	row("last used", lastUsed(r))
+	s := r.Security
+	row("secret", secretText(&s))
+	row("methods", listOr(s.Methods, "all"))
+	row("contracts", listOr(s.Contracts, "all"))
+	row("origins", listOr(s.Origins, "all"))
+	row("user agents", listOr(s.UserAgents, "all"))
+	tw.Flush()
+}
+
+func printTable(w io.Writer, recs []keys.Record) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPLAN\tSTATUS\tCREATED\tLAST USED")
+	for i := range recs {
+		r := &recs[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Plan, r.Status, r.CreatedAt.Format(time.RFC3339), lastUsed(r))
+	}
+	tw.Flush()
+}
+
+func lastUsed(r *keys.Record) string {
+	if r.LastUsedAt == nil {
+		return "never"
+	}
+	return r.LastUsedAt.Format(time.RFC3339)
+}
+
+func secretText(s *keys.Security) string {
+	if !s.HasSecret {
+		return "none"
+	}
+	parts := []string{"set"}
+	if s.SecretRequired {
+		parts = append(parts, "required")
+	} else {
+		parts = append(parts, "optional")
+	}
+	if s.SecretBypassesAllowlists {
+		parts = append(parts, "bypasses allowlists")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func listOr(l []string, empty string) string {
+	if len(l) == 0 {
+		return empty
+	}
+	return strings.Join(l, ", ")
+}

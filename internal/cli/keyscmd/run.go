@@ -1,0 +1,164 @@
+package keyscmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/keys"
+)
+
+const usage = `Usage: nodegate keys <command> [flags]
+
+Manage API keys in the configured key store (SQLite in the data dir, or
+PostgreSQL with database_url). Running servers see changes within their
+key_refresh interval (250ms by default).
+
+Commands:
+  create   --plan PLAN [--name N] [--network NET]... [--secret] [settings]
+  list     [--all]
+  show     ID
+  update   ID [--name N] [--plan PLAN] [--network NET]... [settings]
+  revoke   ID
+
+Settings (create and update; a list flag replaces the list, --X "" clears it):
+  --method NAME          allowed JSON-RPC method (repeatable, or comma-separated)
+  --contract 0xADDR      allowed contract address (repeatable, or comma-separated)
+  --origin ORIGIN        allowed Origin, e.g. https://*.example.com (repeatable, or comma-separated)
+  --user-agent TEXT      allowed User-Agent substring (repeatable)
+  --new-secret           make a new secret (printed once); --clear-secret removes it
+  --require-secret       true|false: requests must send the secret (curl --user :SECRET)
+  --secret-bypass        true|false: a correct secret skips the allowlists
+
+Common flags:
+  --config FILE          the config file of nodegate serve
+  --data-dir DIR         data dir (SQLite store keys.db)
+  --database-url URL     PostgreSQL store (overrides the config)
+  --json                 machine-readable output
+`
+
+// Run executes `nodegate keys args...` and returns the exit code: 0 done,
+// 1 failure (store unreachable, unknown id), 2 bad usage or refused input.
+func Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "nodegate keys: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	inv := &invocation{stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	inv.common.register(fs)
+	if cmd.settings {
+		inv.settings.register(fs)
+	}
+	if cmd.register != nil {
+		cmd.register(fs, inv)
+	}
+	pos, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	if len(pos) != cmd.nargs {
+		fmt.Fprintf(stderr, "nodegate keys %s: want %d argument(s), got %d\n", args[0], cmd.nargs, len(pos))
+		return 2
+	}
+	inv.args, inv.set = pos, setFlags(fs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m, closeStore, code := inv.open(ctx)
+	if m == nil {
+		return code
+	}
+	defer closeStore()
+	return inv.report(cmd.run(ctx, inv, m))
+}
+
+// invocation is one run of a command: parsed flags, args and outputs.
+type invocation struct {
+	stdout, stderr io.Writer
+	common         commonFlags
+	settings       settingsFlags
+	secret         bool
+	listAll        bool
+	args           []string
+	set            map[string]bool
+}
+
+// open loads the configuration like `nodegate serve` does and opens the store.
+func (inv *invocation) open(ctx context.Context) (*keys.Manager, func(), int) {
+	cfg := config.Defaults()
+	if inv.common.configPath != "" {
+		var err error
+		if cfg, err = config.Load(inv.common.configPath); err != nil {
+			fmt.Fprintln(inv.stderr, "nodegate keys:", err)
+			return nil, nil, 2
+		}
+	}
+	if inv.set["data-dir"] {
+		cfg.DataDir = inv.common.dataDir
+	}
+	if inv.set["database-url"] {
+		cfg.DatabaseURL = inv.common.databaseURL
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(inv.stderr, "nodegate keys: invalid configuration:\n%v\n", err)
+		return nil, nil, 2
+	}
+	store, err := keys.OpenStore(ctx, cfg.KeyStore())
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
+		return nil, nil, 1
+	}
+	return &keys.Manager{Store: store, Plans: cfg.KeyPlans()}, func() { store.Close() }, 0
+}
+
+// report prints an error with its exit code.
+func (inv *invocation) report(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case keys.IsInputError(err):
+		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
+		return 2
+	default:
+		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
+		return 1
+	}
+}
+
+// parseInterspersed parses flags that may come after positional arguments
+// (`keys show ID --json`), which the flag package alone stops at.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}

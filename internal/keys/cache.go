@@ -1,0 +1,240 @@
+package keys
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Cache serves key lookups from memory. It holds an immutable snapshot
+// (replaced whole, copy on write, so lookups take no lock) and follows the
+// store by polling its change counter: a change made by any process
+// sharing the store reaches this one within one poll interval. While the
+// store is unreachable the last snapshot keeps serving.
+type Cache struct {
+	store  Store
+	plans  map[string]Plan
+	static []*Key
+	opts   CacheOptions
+
+	snap    atomic.Pointer[snapshot]
+	version int64 // guarded by refreshMu
+	// now is a coarse clock (unix seconds) for last-used stamps, so that a
+	// lookup never reads the system clock.
+	now       atomic.Int64
+	refreshMu sync.Mutex
+	failing   bool // guarded by refreshMu: log outages once, not every poll
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+type snapshot struct {
+	byHash map[Hash]*Key
+	byID   map[string]*Key
+}
+
+// CacheOptions tune a Cache.
+type CacheOptions struct {
+	// Poll is how often the change counter is read (default 250ms; a change
+	// must reach every replica within 1 s).
+	Poll time.Duration
+	// FlushUses is how often last-used times are written back (default 10s).
+	FlushUses time.Duration
+}
+
+func (o CacheOptions) withDefaults() CacheOptions {
+	if o.Poll <= 0 {
+		o.Poll = 250 * time.Millisecond
+	}
+	if o.FlushUses <= 0 {
+		o.FlushUses = 10 * time.Second
+	}
+	return o
+}
+
+// NewCache loads every key once (an unreachable store is an error here,
+// at start) and starts following the store. staticKeys are plain keys from
+// the configuration, accepted on staticPlan besides the store's keys.
+func NewCache(ctx context.Context, store Store, plans map[string]Plan, staticPlan string, staticKeys []string, opts CacheOptions) (*Cache, error) {
+	c := &Cache{store: store, plans: plans, opts: opts.withDefaults(), done: make(chan struct{})}
+	c.now.Store(time.Now().Unix())
+	plan, ok := plans[staticPlan]
+	if !ok && len(staticKeys) > 0 {
+		return nil, fmt.Errorf("api keys: plan %q is not configured", staticPlan)
+	}
+	for _, k := range staticKeys {
+		if !Valid(k) {
+			return nil, fmt.Errorf("api key %q: %w", redact(k), ErrMalformed)
+		}
+		h := HashOf(k)
+		r := Record{ID: IDOf(h), Name: "config", Plan: staticPlan, Status: StatusActive, Hash: h}
+		key := r.compile(plan, nil)
+		key.Static = true
+		c.static = append(c.static, key)
+	}
+	if store == nil {
+		c.publish(nil)
+		close(c.done)
+		return c, nil
+	}
+	if err := c.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	go c.run(runCtx)
+	return c, nil
+}
+
+// Lookup finds an active key by its plain text. It hashes first and
+// confirms the match in constant time, so timing says nothing about how
+// much of a guess was right; the plain key is never kept.
+func (c *Cache) Lookup(plain string) (*Key, bool) {
+	if !Valid(plain) {
+		return nil, false
+	}
+	h := HashOf(plain)
+	k, ok := c.snap.Load().byHash[h]
+	if !ok || subtle.ConstantTimeCompare(k.hash[:], h[:]) != 1 {
+		return nil, false
+	}
+	k.touch(c.now.Load())
+	return k, true
+}
+
+// ByID returns an active key by its id (for tools and tests).
+func (c *Cache) ByID(id string) (*Key, bool) {
+	k, ok := c.snap.Load().byID[id]
+	return k, ok
+}
+
+// Len is the number of usable keys, static ones included.
+func (c *Cache) Len() int { return len(c.snap.Load().byHash) }
+
+// Refresh reloads the keys when the store's change counter moved.
+func (c *Cache) Refresh(ctx context.Context) error {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	v, err := c.store.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
+	}
+	if c.snap.Load() != nil && v == c.version {
+		return nil
+	}
+	recs, err := c.store.List(ctx)
+	if err != nil {
+		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
+	}
+	c.publish(recs)
+	c.version = v
+	return nil
+}
+
+// publish builds and swaps in a snapshot of the active records plus the
+// static keys, carrying last-used counters over by id.
+func (c *Cache) publish(recs []Record) {
+	old := c.snap.Load()
+	s := &snapshot{byHash: make(map[Hash]*Key, len(recs)+len(c.static)), byID: make(map[string]*Key, len(recs)+len(c.static))}
+	for _, k := range c.static {
+		s.byHash[k.hash], s.byID[k.ID] = k, k
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Status != StatusActive {
+			continue
+		}
+		plan, ok := c.plans[r.Plan]
+		if !ok {
+			slog.Warn("key refused: its plan is not configured", "key_id", r.ID, "plan", r.Plan)
+			continue
+		}
+		var lastUsed *atomic.Int64
+		if old != nil {
+			if prev, ok := old.byID[r.ID]; ok && !prev.Static {
+				lastUsed = prev.lastUsed
+			}
+		}
+		k := r.compile(plan, lastUsed)
+		s.byHash[k.hash], s.byID[k.ID] = k, k
+	}
+	c.snap.Store(s)
+}
+
+func (c *Cache) run(ctx context.Context) {
+	defer close(c.done)
+	poll := time.NewTicker(c.opts.Poll)
+	defer poll.Stop()
+	flush := time.NewTicker(c.opts.FlushUses)
+	defer flush.Stop()
+	flushed := map[string]int64{}
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			c.flushUses(fctx, flushed)
+			cancel()
+			return
+		case <-poll.C:
+			c.now.Store(time.Now().Unix())
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			c.noteOutage(c.Refresh(rctx))
+			cancel()
+		case <-flush.C:
+			fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			c.flushUses(fctx, flushed)
+			cancel()
+		}
+	}
+}
+
+// noteOutage logs the store going away and coming back, once each.
+func (c *Cache) noteOutage(err error) {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	switch {
+	case err != nil && !c.failing:
+		c.failing = true
+		slog.Error("key store unreachable: serving the keys in memory; changes resume when it is back", "err", err)
+	case err == nil && c.failing:
+		c.failing = false
+		slog.Info("key store reachable again")
+	}
+}
+
+// flushUses writes last-used times that moved since the last flush.
+func (c *Cache) flushUses(ctx context.Context, flushed map[string]int64) {
+	used := map[string]int64{}
+	for id, k := range c.snap.Load().byID {
+		if k.Static {
+			continue
+		}
+		if t := k.lastUsed.Load(); t > flushed[id] {
+			used[id] = t
+		}
+	}
+	if len(used) == 0 {
+		return
+	}
+	if err := c.store.RecordUse(ctx, used); err != nil {
+		slog.Debug("key store: last-used times not saved yet", "err", err)
+		return
+	}
+	for id, t := range used {
+		flushed[id] = t
+	}
+}
+
+// Close stops following the store and saves the last-used times. It does
+// not close the store.
+func (c *Cache) Close() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+	<-c.done
+}

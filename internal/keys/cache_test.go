@@ -1,0 +1,246 @@
+package keys
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/keys/pgtest"
+)
+
+func newCache(t testing.TB, s Store, static ...string) *Cache {
+	t.Helper()
+	c, err := NewCache(context.Background(), s, DefaultPlans(), PlanTeam, static, CacheOptions{Poll: 50 * time.Millisecond, FlushUses: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("new cache: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// waitFor polls cond for up to 1 s: the propagation bound of the issue.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 1s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
+	stores(t, func(t *testing.T, open func() Store) {
+		ctx := context.Background()
+		// Two replicas, each with its own connection and cache, and a
+		// manager on a third connection (the CLI).
+		a, b := newCache(t, open()), newCache(t, open())
+		m := testManager(open())
+		c, err := m.Create(ctx, CreateParams{Name: "app", Plan: PlanDeveloper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*Cache{a, b} {
+			waitFor(t, "new key visible", func() bool { _, ok := r.Lookup(c.Key); return ok })
+		}
+		k, _ := a.Lookup(c.Key)
+		if k.Plan.Name != PlanDeveloper || k.Plan.Failover || k.ID != c.ID {
+			t.Fatalf("key = %+v", k)
+		}
+		if _, err := m.Update(ctx, c.ID, Patch{Plan: ptr(PlanTeam)}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "plan change visible", func() bool { k, _ := b.Lookup(c.Key); return k != nil && k.Plan.Failover })
+		if _, err := m.Revoke(ctx, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*Cache{a, b} {
+			waitFor(t, "revocation visible", func() bool { _, ok := r.Lookup(c.Key); return !ok })
+		}
+	})
+}
+
+func TestCacheRecordsLastUse(t *testing.T) {
+	path := t.TempDir() + "/keys.db"
+	s := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
+	c, err := testManager(s).Create(context.Background(), CreateParams{Plan: PlanCore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := newCache(t, s)
+	if _, ok := cache.Lookup(c.Key); !ok {
+		t.Fatal("lookup")
+	}
+	waitFor(t, "last use stored", func() bool {
+		r, err := s.Get(context.Background(), c.ID)
+		return err == nil && r.LastUsedAt != nil
+	})
+	v, _ := s.Version(context.Background())
+	if v != 1 {
+		t.Fatalf("recording a use changed the change counter to %d", v)
+	}
+}
+
+func TestCacheStaticAndUnknownPlan(t *testing.T) {
+	path := t.TempDir() + "/keys.db"
+	s := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
+	m := &Manager{Store: s, Plans: map[string]Plan{"gone": {Name: "gone"}}}
+	gone, err := m.Create(context.Background(), CreateParams{Plan: "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	static := "0123456789abcdef0123456789abcdef"
+	cache := newCache(t, s, static)
+	if k, ok := cache.Lookup(static); !ok || !k.Static || k.Plan.Name != PlanTeam {
+		t.Fatalf("static key = %+v, %v", k, ok)
+	}
+	if _, ok := cache.Lookup(gone.Key); ok {
+		t.Fatal("a key whose plan is not configured was accepted")
+	}
+	for _, bad := range []string{"", static[:31], static + "0", "0123456789ABCDEF0123456789abcdef", static[:31] + "/", "%30123456789abcdef0123456789abcde"} {
+		if _, ok := cache.Lookup(bad); ok {
+			t.Fatalf("accepted %q", bad)
+		}
+	}
+	if _, err := NewCache(context.Background(), nil, DefaultPlans(), PlanTeam, []string{"short"}, CacheOptions{}); err == nil {
+		t.Fatal("a malformed static key was accepted")
+	}
+}
+
+// TestCacheSurvivesOutage cuts the replicas' PostgreSQL connection (through a
+// loopback proxy): keys in memory keep serving, and a change made while the
+// database was unreachable for this replica arrives once it is back.
+func TestCacheSurvivesOutage(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	u, _ := url.Parse(dsn)
+	p := startProxy(t, u.Host)
+	u.Host = p.addr
+	viaProxy := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, u.String()) })
+	direct := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, dsn) })
+	m := testManager(direct)
+	ctx := context.Background()
+	c1, _ := m.Create(ctx, CreateParams{Plan: PlanTeam})
+	cache := newCache(t, viaProxy)
+	if _, ok := cache.Lookup(c1.Key); !ok {
+		t.Fatal("lookup before outage")
+	}
+	p.down()
+	c2, err := m.Create(ctx, CreateParams{Plan: PlanTeam})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // several failed polls
+	if _, ok := cache.Lookup(c1.Key); !ok {
+		t.Fatal("a key in memory stopped serving during the outage")
+	}
+	if _, ok := cache.Lookup(c2.Key); ok {
+		t.Fatal("saw a change through a cut connection")
+	}
+	p.up(t)
+	deadline := time.Now().Add(10 * time.Second) // database/sql must first notice its dead connections
+	for {
+		if _, ok := cache.Lookup(c2.Key); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("changes did not resume after the outage")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// proxy is a TCP relay on loopback that can drop every connection and
+// refuse new ones, to simulate a database outage with the real server.
+type proxy struct {
+	target, addr string
+	mu           sync.Mutex
+	ln           net.Listener
+	conns        []net.Conn
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	p := &proxy{target: target}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.addr = ln.Addr().String()
+	p.serve(ln)
+	t.Cleanup(p.down)
+	return p
+}
+
+func (p *proxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+}
+
+func (p *proxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func (p *proxy) up(t *testing.T) {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Fatalf("re-listen on %s: %v", p.addr, err)
+	}
+	p.serve(ln)
+}
+
+// BenchmarkLookupCached is the hot path's cost of a key: hash, map lookup,
+// constant-time confirm, last-used stamp.
+func BenchmarkLookupCached(b *testing.B) {
+	s := mustOpen(b, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, b.TempDir()+"/keys.db") })
+	m := testManager(s)
+	var plain string
+	for i := 0; i < 1000; i++ {
+		c, err := m.Create(context.Background(), CreateParams{Plan: PlanTeam})
+		if err != nil {
+			b.Fatal(err)
+		}
+		plain = c.Key
+	}
+	cache := newCache(b, s)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, ok := cache.Lookup(plain); !ok {
+				b.Fatal("miss")
+			}
+		}
+	})
+}

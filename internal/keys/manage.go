@@ -1,0 +1,218 @@
+package keys
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Manager is the management side of keys, shared by the CLI and the admin
+// API: it validates input against the configured plans and writes the store.
+type Manager struct {
+	Store Store
+	Plans map[string]Plan
+	// Now is the clock (tests may pin it); nil means time.Now.
+	Now func() time.Time
+}
+
+// CreateParams describe a new key.
+type CreateParams struct {
+	Name     string   `json:"name"`
+	Plan     string   `json:"plan"`
+	Networks []string `json:"networks"`
+	// Secret makes a secret for the key (shown once, like the key).
+	Secret bool `json:"secret"`
+	// Settings applied at creation, as an update would.
+	Settings Patch `json:"settings"`
+}
+
+// Created is a new key: the record and, shown once, the plain key and secret.
+type Created struct {
+	Record
+	Key    string `json:"key"`
+	Secret string `json:"secret,omitempty"`
+}
+
+// Patch changes a key; nil fields stay as they are. A list given replaces
+// the list (an empty list clears it).
+type Patch struct {
+	Name     *string   `json:"name,omitempty"`
+	Plan     *string   `json:"plan,omitempty"`
+	Networks *[]string `json:"networks,omitempty"`
+	// NewSecret makes a new secret (shown once); ClearSecret removes it.
+	NewSecret                bool      `json:"new_secret,omitempty"`
+	ClearSecret              bool      `json:"clear_secret,omitempty"`
+	SecretRequired           *bool     `json:"secret_required,omitempty"`
+	SecretBypassesAllowlists *bool     `json:"secret_bypasses_allowlists,omitempty"`
+	AllowedMethods           *[]string `json:"allowed_methods,omitempty"`
+	AllowedContracts         *[]string `json:"allowed_contracts,omitempty"`
+	AllowedOrigins           *[]string `json:"allowed_origins,omitempty"`
+	AllowedUserAgents        *[]string `json:"allowed_user_agents,omitempty"`
+}
+
+// Updated is a changed key, with the new secret when one was made.
+type Updated struct {
+	Record
+	Secret string `json:"secret,omitempty"`
+}
+
+func (m *Manager) now() time.Time {
+	if m.Now != nil {
+		return m.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Create makes a key. The plain key (and secret) exist only in the result.
+func (m *Manager) Create(ctx context.Context, p CreateParams) (Created, error) {
+	if p.Plan == "" {
+		return Created{}, inputErrorf("plan: required (one of %s)", m.planNames())
+	}
+	plain, err := Generate()
+	if err != nil {
+		return Created{}, err
+	}
+	h := HashOf(plain)
+	r := Record{ID: IDOf(h), Hash: h, Status: StatusActive, CreatedAt: m.now().Truncate(time.Millisecond)}
+	patch := p.Settings
+	patch.Name, patch.Plan, patch.Networks = &p.Name, &p.Plan, &p.Networks
+	patch.NewSecret = patch.NewSecret || p.Secret
+	secret, err := m.apply(&r, patch)
+	if err != nil {
+		return Created{}, err
+	}
+	if err := m.Store.Insert(ctx, r); err != nil {
+		return Created{}, err
+	}
+	r.normalize()
+	return Created{Record: r, Key: plain, Secret: secret}, nil
+}
+
+// List returns every key, revoked ones included.
+func (m *Manager) List(ctx context.Context) ([]Record, error) {
+	return m.Store.List(ctx)
+}
+
+// Show returns one key by id.
+func (m *Manager) Show(ctx context.Context, id string) (Record, error) {
+	return m.Store.Get(ctx, id)
+}
+
+// Update changes a key's settings; a revoked key cannot be changed.
+func (m *Manager) Update(ctx context.Context, id string, p Patch) (Updated, error) {
+	var secret string
+	r, err := m.Store.Modify(ctx, id, func(r *Record) error {
+		if r.Status == StatusRevoked {
+			return inputErrorf("key %s is revoked; revocation is final, create a new key", id)
+		}
+		s, err := m.apply(r, p)
+		secret = s
+		return err
+	})
+	if err != nil {
+		return Updated{}, err
+	}
+	return Updated{Record: r, Secret: secret}, nil
+}
+
+// Revoke disables a key for good. Revoking a revoked key is not an error.
+func (m *Manager) Revoke(ctx context.Context, id string) (Record, error) {
+	return m.Store.Modify(ctx, id, func(r *Record) error {
+		r.Status = StatusRevoked
+		return nil
+	})
+}
+
+// apply validates a patch and applies it to r, returning a new secret when
+// one was made.
+func (m *Manager) apply(r *Record, p Patch) (secret string, err error) {
+	if p.Name != nil {
+		if err := validateName(*p.Name); err != nil {
+			return "", err
+		}
+		r.Name = *p.Name
+	}
+	if p.Plan != nil {
+		if _, ok := m.Plans[*p.Plan]; !ok {
+			return "", inputErrorf("plan: %q is not configured (one of %s)", *p.Plan, m.planNames())
+		}
+		r.Plan = *p.Plan
+	}
+	if p.Networks != nil {
+		if r.Networks, err = normalizeNetworks(*p.Networks); err != nil {
+			return "", err
+		}
+	}
+	s := r.Security
+	if p.NewSecret && p.ClearSecret {
+		return "", inputErrorf("new_secret and clear_secret cannot be used together")
+	}
+	if p.ClearSecret {
+		s.SecretHash, s.SecretRequired, s.SecretBypassesAllowlists = nil, false, false
+	}
+	if p.NewSecret {
+		if secret, err = Generate(); err != nil {
+			return "", err
+		}
+		h := Hash(sha256.Sum256([]byte(secret)))
+		s.SecretHash = &h
+	}
+	setBool(&s.SecretRequired, p.SecretRequired)
+	setBool(&s.SecretBypassesAllowlists, p.SecretBypassesAllowlists)
+	setList(&s.Methods, p.AllowedMethods)
+	setList(&s.Contracts, p.AllowedContracts)
+	setList(&s.Origins, p.AllowedOrigins)
+	setList(&s.UserAgents, p.AllowedUserAgents)
+	if err := normalizeSecurity(&s); err != nil {
+		return "", err
+	}
+	r.Security = s
+	r.normalize()
+	return secret, nil
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setList(dst *[]string, v *[]string) {
+	if v != nil {
+		*dst = append([]string(nil), (*v)...)
+	}
+}
+
+func (m *Manager) planNames() string {
+	names := make([]string, 0, len(m.Plans))
+	for n := range m.Plans {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// EnsureDefault creates a key on plan named name when the store holds no
+// key at all (revoked ones count: an operator who revoked everything meant
+// it). created is false when keys already existed.
+func (m *Manager) EnsureDefault(ctx context.Context, plan, name string) (c Created, created bool, err error) {
+	recs, err := m.Store.List(ctx)
+	if err != nil {
+		return Created{}, false, err
+	}
+	if len(recs) > 0 {
+		return Created{}, false, nil
+	}
+	c, err = m.Create(ctx, CreateParams{Name: name, Plan: plan})
+	if err != nil {
+		return Created{}, false, fmt.Errorf("create the first key: %w", err)
+	}
+	return c, true, nil
+}
+
+// IsNotFound reports whether err is an unknown id.
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

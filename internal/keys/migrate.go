@@ -1,0 +1,71 @@
+package keys
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// migrations are the schema, one entry per version, applied in order and
+// never edited once released: a change is a new entry. The SQL is common to
+// SQLite and PostgreSQL (text, bigint; times are unix milliseconds).
+var migrations = [][]string{
+	1: {
+		`CREATE TABLE nodegate_keys (
+			id           TEXT PRIMARY KEY,
+			hash         TEXT NOT NULL UNIQUE,
+			name         TEXT NOT NULL,
+			plan         TEXT NOT NULL,
+			networks     TEXT NOT NULL,
+			status       TEXT NOT NULL,
+			created_at   BIGINT NOT NULL,
+			last_used_at BIGINT NOT NULL DEFAULT 0,
+			settings     TEXT NOT NULL
+		)`,
+		`CREATE TABLE nodegate_meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL)`,
+		`INSERT INTO nodegate_meta (name, value) VALUES ('keys_version', 0)`,
+	},
+}
+
+// SchemaVersion is the schema this nodegate writes.
+var SchemaVersion = len(migrations) - 1
+
+// migrate brings the schema to SchemaVersion in one transaction, under the
+// dialect's lock so that replicas starting together migrate once.
+func (s *sqlStore) migrate(ctx context.Context) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if s.dialect.lockSchema != "" {
+			if _, err := tx.ExecContext(ctx, s.dialect.lockSchema); err != nil {
+				return fmt.Errorf("lock schema: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS nodegate_schema (version BIGINT NOT NULL)`); err != nil {
+			return fmt.Errorf("create schema table: %w", err)
+		}
+		var current int
+		err := tx.QueryRowContext(ctx, `SELECT version FROM nodegate_schema`).Scan(&current)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := tx.ExecContext(ctx, `INSERT INTO nodegate_schema (version) VALUES (0)`); err != nil {
+				return fmt.Errorf("init schema version: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if current > SchemaVersion {
+			return fmt.Errorf("the key store's schema is version %d, newer than this nodegate's (%d): upgrade nodegate", current, SchemaVersion)
+		}
+		for v := current + 1; v <= SchemaVersion; v++ {
+			for _, stmt := range migrations[v] {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("migrate key store to version %d: %w", v, err)
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE nodegate_schema SET version = ?`), SchemaVersion); err != nil {
+			return fmt.Errorf("record schema version: %w", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,82 @@
+package keys
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Record is a key as the store keeps it and as the CLI and the admin API
+// show it. It never holds the plain key or the plain secret.
+type Record struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Plan     string   `json:"plan"`
+	Networks []string `json:"networks"`
+	Status   Status   `json:"status"`
+	// CreatedAt and LastUsedAt are UTC; LastUsedAt is nil for a key never
+	// used. Uses reach the store a few seconds late (they are batched).
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	Security   Security   `json:"security"`
+	// Hash is the key's SHA-256; it identifies the key in lookups.
+	Hash Hash `json:"-"`
+}
+
+// Security is a key's optional security settings. Allowlists of different
+// types combine with AND, entries of one type with OR; an empty list
+// allows everything of its type.
+type Security struct {
+	// SecretHash is the SHA-256 of the key's secret, nil without a secret.
+	SecretHash *Hash `json:"-"`
+	// HasSecret is reported for display; SecretHash is what counts.
+	HasSecret bool `json:"has_secret"`
+	// SecretRequired: every request must carry the secret as HTTP Basic
+	// auth with an empty user.
+	SecretRequired bool `json:"secret_required"`
+	// SecretBypassesAllowlists: a request with the correct secret skips
+	// the method, contract, origin and user agent allowlists.
+	SecretBypassesAllowlists bool     `json:"secret_bypasses_allowlists"`
+	Methods                  []string `json:"allowed_methods"`
+	// Contracts are lowercase 0x-prefixed addresses.
+	Contracts []string `json:"allowed_contracts"`
+	// Origins are [scheme://]host[:port] with an optional leading "*."
+	// wildcard label.
+	Origins []string `json:"allowed_origins"`
+	// UserAgents match as substrings of the User-Agent header.
+	UserAgents []string `json:"allowed_user_agents"`
+}
+
+// MaxAllowlist is the most entries one allowlist may hold.
+const MaxAllowlist = 30
+
+// compile turns a record into the hot path's Key with its plan; lastUsed is
+// carried over from an earlier snapshot when there is one.
+func (r *Record) compile(plan Plan, lastUsed *atomic.Int64) *Key {
+	if lastUsed == nil {
+		lastUsed = new(atomic.Int64)
+		if r.LastUsedAt != nil {
+			lastUsed.Store(r.LastUsedAt.Unix())
+		}
+	}
+	return &Key{
+		ID:        r.ID,
+		Name:      r.Name,
+		Plan:      plan,
+		Networks:  r.Networks,
+		CreatedAt: r.CreatedAt,
+		hash:      r.Hash,
+		security:  compileSecurity(&r.Security),
+		lastUsed:  lastUsed,
+	}
+}
+
+// normalize fills the derived and never-nil fields, so that JSON shows []
+// rather than null and HasSecret matches SecretHash.
+func (r *Record) normalize() {
+	r.Security.HasSecret = r.Security.SecretHash != nil
+	for _, l := range []*[]string{&r.Networks, &r.Security.Methods, &r.Security.Contracts, &r.Security.Origins, &r.Security.UserAgents} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+}

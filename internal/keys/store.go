@@ -1,0 +1,55 @@
+package keys
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+)
+
+// Store keeps key records. Every change bumps a change counter (Version)
+// in the same transaction, which is how every replica's Cache notices it.
+// Implementations: SQLite (sqlite.go) and PostgreSQL (postgres.go), sharing
+// the SQL of sqlstore.go.
+type Store interface {
+	// Insert adds a new record.
+	Insert(ctx context.Context, r Record) error
+	// List returns every record, revoked ones included, oldest first.
+	List(ctx context.Context) ([]Record, error)
+	// Get returns the record with the given id, or ErrNotFound.
+	Get(ctx context.Context, id string) (Record, error)
+	// Modify changes a record atomically: fn sees the current record and
+	// edits it; an error from fn aborts the change.
+	Modify(ctx context.Context, id string, fn func(*Record) error) (Record, error)
+	// Version is the change counter: it grows with every Insert and Modify.
+	Version(ctx context.Context) (int64, error)
+	// RecordUse stores last-used times (unix seconds by id). It does not
+	// bump the change counter: uses are not changes.
+	RecordUse(ctx context.Context, used map[string]int64) error
+	// Describe names the store for messages, without credentials.
+	Describe() string
+	Close() error
+}
+
+// ErrNotFound is an id that no key has.
+var ErrNotFound = errors.New("no key with this id")
+
+// StoreConfig selects a store: PostgreSQL when DatabaseURL is set,
+// otherwise the SQLite file keys.db in DataDir.
+type StoreConfig struct {
+	DataDir     string
+	DatabaseURL string
+}
+
+// SQLiteFile is the name of the SQLite store inside the data dir.
+const SQLiteFile = "keys.db"
+
+// OpenStore opens (creating and migrating as needed) the configured store.
+func OpenStore(ctx context.Context, c StoreConfig) (Store, error) {
+	if c.DatabaseURL != "" {
+		return OpenPostgres(ctx, c.DatabaseURL)
+	}
+	if c.DataDir == "" {
+		return nil, errors.New("key store: no data dir and no database_url")
+	}
+	return OpenSQLite(ctx, filepath.Join(c.DataDir, SQLiteFile))
+}

@@ -1,0 +1,225 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// allowStage applies the key's per-call settings: the networks it may use
+// (always), and, unless a correct secret lifted them, the method and
+// contract address allowlists. A refused call answers 403 -32002; in a
+// batch that is its own entry and the batch stays HTTP 200.
+func allowStage(next Handler) Handler {
+	return func(ctx context.Context, c *Call) *jsonrpc.Response {
+		if k := c.Key; k != nil {
+			if !k.AllowsNetwork(c.Network.Name) {
+				return jsonrpc.ErrorResponse(jsonrpc.ErrForbidden())
+			}
+			if !c.Client.BypassAllowlists {
+				if !k.AllowsMethod(c.Req.Method) || (k.RestrictsContracts() && !contractsAllowed(c)) {
+					return jsonrpc.ErrorResponse(jsonrpc.ErrForbidden())
+				}
+			}
+		}
+		return next(ctx, c)
+	}
+}
+
+// contractsAllowed checks every contract address the call names. A call
+// whose addresses cannot be read, or that could touch any contract (a
+// filter without an address, a call without a to), is refused.
+func contractsAllowed(c *Call) bool {
+	extract, ok := addressTaking[c.Req.Method]
+	if !ok {
+		return true
+	}
+	addrs, err := extract(c)
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if !c.Key.AllowsContract(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// extractor returns the contract addresses a call names.
+type extractor func(c *Call) ([]common.Address, error)
+
+// addressTaking lists the methods whose params name contracts. The
+// methods validated at the gateway read their decoded params (c.Parsed);
+// forwarded ones are decoded here, only when a key has a contract allowlist.
+var addressTaking = map[string]extractor{
+	"eth_call":                   callTo,
+	"eth_estimateGas":            callTo,
+	"eth_getLogs":                logsFilter,
+	"eth_getStorageAt":           firstAddress,
+	"eth_getBalance":             firstAddress,
+	"eth_getCode":                firstAddress,
+	"eth_getTransactionCount":    firstAddress,
+	"eth_getProof":               firstAddress,
+	"eth_createAccessList":       callTo,
+	"eth_newFilter":              logsFilter,
+	"eth_subscribe":              subscribeFilter,
+	"eth_getStorageValues":       storageValues,
+	"eth_simulateV1":             simulateCalls,
+	"eth_sendRawTransaction":     rawTxTo,
+	"eth_sendRawTransactionSync": rawTxTo,
+}
+
+var (
+	errNoAddress  = errors.New("no contract address")
+	errBadParams  = errors.New("params cannot be read")
+	errNotAnArray = errors.New("params are not an array")
+)
+
+// parsedOr returns the decoded param i of type T when the method rules
+// decoded it, else decodes it from the raw params.
+func parsedOr[T any](c *Call, i int) (*T, error) {
+	if i < len(c.Parsed) {
+		if v, ok := c.Parsed[i].(*T); ok {
+			return v, nil
+		}
+	}
+	raw, err := param(c.Req.Params, i)
+	if err != nil {
+		return nil, err
+	}
+	v := new(T)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, errBadParams
+	}
+	return v, nil
+}
+
+// param returns the raw param at position i.
+func param(params []byte, i int) ([]byte, error) {
+	var out []byte
+	n := 0
+	err := jsonrpc.Elements(params, func(elem []byte) bool {
+		if n == i {
+			out = elem
+			return false
+		}
+		n++
+		return true
+	})
+	if err != nil {
+		return nil, errNotAnArray
+	}
+	if out == nil || string(out) == "null" {
+		return nil, errNoAddress
+	}
+	return out, nil
+}
+
+func firstAddress(c *Call) ([]common.Address, error) {
+	a, err := parsedOr[common.Address](c, 0)
+	if err != nil {
+		return nil, err
+	}
+	return []common.Address{*a}, nil
+}
+
+func callTo(c *Call) ([]common.Address, error) {
+	args, err := parsedOr[methods.CallArgs](c, 0)
+	if err != nil {
+		return nil, err
+	}
+	if args.To == nil {
+		return nil, errNoAddress
+	}
+	return []common.Address{*args.To}, nil
+}
+
+func logsFilter(c *Call) ([]common.Address, error) { return filterAt(c, 0) }
+
+func filterAt(c *Call, i int) ([]common.Address, error) {
+	f, err := parsedOr[filters.FilterCriteria](c, i)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Addresses) == 0 {
+		return nil, errNoAddress
+	}
+	return f.Addresses, nil
+}
+
+// subscribeFilter checks eth_subscribe("logs", filter); other
+// subscriptions name no contract.
+func subscribeFilter(c *Call) ([]common.Address, error) {
+	kind, err := parsedOr[string](c, 0)
+	if err != nil {
+		return nil, err
+	}
+	if *kind != "logs" {
+		return nil, nil
+	}
+	return filterAt(c, 1)
+}
+
+// storageValues reads eth_getStorageValues' {address: [slots]} object.
+func storageValues(c *Call) ([]common.Address, error) {
+	m, err := parsedOr[map[common.Address]json.RawMessage](c, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]common.Address, 0, len(*m))
+	for a := range *m {
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// simulateCalls reads the to of every call of eth_simulateV1.
+func simulateCalls(c *Call) ([]common.Address, error) {
+	type sim struct {
+		BlockStateCalls []struct {
+			Calls []methods.CallArgs `json:"calls"`
+		} `json:"blockStateCalls"`
+	}
+	s, err := parsedOr[sim](c, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []common.Address
+	for _, b := range s.BlockStateCalls {
+		for _, call := range b.Calls {
+			if call.To == nil {
+				return nil, errNoAddress
+			}
+			out = append(out, *call.To)
+		}
+	}
+	return out, nil
+}
+
+// rawTxTo reads the recipient of a signed transaction; a contract creation
+// names no allowed contract.
+func rawTxTo(c *Call) ([]common.Address, error) {
+	raw, err := parsedOr[hexBytes](c, 0)
+	if err != nil {
+		return nil, err
+	}
+	var tx types.Transaction
+	if err := tx.UnmarshalBinary(*raw); err != nil {
+		return nil, errBadParams
+	}
+	if tx.To() == nil {
+		return nil, errNoAddress
+	}
+	return []common.Address{*tx.To()}, nil
+}
+
+// hexBytes is 0x-prefixed hex data.
+type hexBytes = hexutil.Bytes

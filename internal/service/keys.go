@@ -1,0 +1,101 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/admin"
+	"github.com/nodegate/nodegate/internal/keys"
+)
+
+// startKeys opens the key store, creates the first key of a fresh
+// installation, and starts the in-memory cache that serves lookups.
+func (s *Service) startKeys(ctx context.Context) error {
+	store, err := keys.OpenStore(ctx, s.Config.KeyStore())
+	if err != nil {
+		return err
+	}
+	plans := s.Config.KeyPlans()
+	s.KeyStore = store
+	s.KeyManager = &keys.Manager{Store: store, Plans: plans}
+	if len(s.Config.APIKeys) == 0 {
+		c, created, err := s.KeyManager.EnsureDefault(ctx, keys.PlanTeam, "default")
+		if err != nil {
+			store.Close()
+			return fmt.Errorf("key store %s: %w", store.Describe(), err)
+		}
+		if created {
+			s.GeneratedKey = c.Key
+			slog.Info("created the first API key (printed once; kept only as a hash)", "key_id", c.ID, "plan", c.Plan, "store", store.Describe())
+		}
+	}
+	cache, err := keys.NewCache(ctx, store, plans, keys.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh})
+	if err != nil {
+		store.Close()
+		return err
+	}
+	s.Keys = cache
+	return nil
+}
+
+// startAdmin serves the admin API on its own listener. Other features add
+// their routes with s.Admin.Handle before or after it starts.
+func (s *Service) startAdmin() error {
+	token := s.Config.AdminToken()
+	s.Admin = admin.New(token)
+	admin.RegisterKeys(s.Admin, s.KeyManager)
+	if s.Config.Admin.Listen == "" {
+		return nil
+	}
+	if token == "" {
+		slog.Warn("admin API refuses every request: set admin.token or $NODEGATE_ADMIN_TOKEN", "listen", s.Config.Admin.Listen)
+	}
+	ln, err := net.Listen("tcp", s.Config.Admin.Listen)
+	if err != nil {
+		return fmt.Errorf("admin listener on %s: %w", s.Config.Admin.Listen, err)
+	}
+	s.adminListener = ln
+	s.adminHTTP = &http.Server{
+		Handler:           s.Admin,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+	go func() {
+		if err := s.adminHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("admin server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// AdminAddr is the admin listener's address ("" when disabled).
+func (s *Service) AdminAddr() string {
+	if s.adminListener == nil {
+		return ""
+	}
+	return s.adminListener.Addr().String()
+}
+
+// closeKeys stops the admin listener, the key cache and the store.
+func (s *Service) closeKeys(ctx context.Context) error {
+	var err error
+	if s.adminHTTP != nil {
+		err = s.adminHTTP.Shutdown(ctx)
+	}
+	if s.Keys != nil {
+		s.Keys.Close()
+	}
+	if s.KeyStore != nil {
+		if cerr := s.KeyStore.Close(); cerr != nil {
+			slog.Warn("key store close", "err", cerr)
+		}
+	}
+	return err
+}

@@ -1,0 +1,185 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/cli/keyscmd"
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/keys/pgtest"
+)
+
+const adminToken = "service-test-admin-token"
+
+func testConfig(t *testing.T) config.Config {
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.Admin.Listen = "127.0.0.1:0"
+	cfg.Admin.Token = adminToken
+	cfg.DataDir = t.TempDir()
+	// The imported test chain: the same embedded node the conformance test uses.
+	cfg.Node.ChainDir = "../../testdata/execution-apis/tests"
+	return cfg
+}
+
+func start(t *testing.T, cfg config.Config) *Service {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() { stop(t, s) })
+	return s
+}
+
+func stop(t *testing.T, s *Service) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.Close(ctx)
+}
+
+const blockNumber = `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`
+
+func post(t *testing.T, s *Service, key string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(s.URL()+"/v3/"+key, "application/json", strings.NewReader(blockNumber))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestFirstStartCreatesAndReusesKey: a fresh data dir gets a team key on the
+// first start; the next start on the same dir creates none and the first
+// key still works.
+func TestFirstStartCreatesAndReusesKey(t *testing.T) {
+	cfg := testConfig(t)
+	first := start(t, cfg)
+	key := first.GeneratedKey
+	if key == "" {
+		t.Fatal("no key created on the first start")
+	}
+	if st, body := post(t, first, key); st != 200 || !strings.Contains(body, `"result"`) {
+		t.Fatalf("first key: %d %s", st, body)
+	}
+	k, ok := first.Keys.Lookup(key)
+	if !ok || k.Plan.Name != "team" || !k.Plan.Failover {
+		t.Fatalf("first key = %+v", k)
+	}
+	stop(t, first)
+	second := start(t, cfg)
+	if second.GeneratedKey != "" {
+		t.Fatal("a second key was created on a later start")
+	}
+	if st, body := post(t, second, key); st != 200 {
+		t.Fatalf("first key after restart: %d %s", st, body)
+	}
+	recs, err := second.KeyManager.List(context.Background())
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("store holds %d keys, %v", len(recs), err)
+	}
+}
+
+// TestStaticKeysAlongsideStore: api_keys are accepted (team plan) and no
+// first key is generated.
+func TestStaticKeysAlongsideStore(t *testing.T) {
+	cfg := testConfig(t)
+	static := "0123456789abcdef0123456789abcdef"
+	cfg.APIKeys = []string{static}
+	s := start(t, cfg)
+	if s.GeneratedKey != "" {
+		t.Fatal("a key was generated although api_keys are set")
+	}
+	if st, body := post(t, s, static); st != 200 {
+		t.Fatalf("static key: %d %s", st, body)
+	}
+	if st, body := post(t, s, "ffffffffffffffffffffffffffffffff"); st != 401 || body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid project id"}}` {
+		t.Fatalf("unknown key: %d %s", st, body)
+	}
+}
+
+// TestFleetSharesPostgres: two replicas on one PostgreSQL. A key created
+// with the CLI works on both; revoked through replica A's admin API it is
+// refused by both within 1 s.
+func TestFleetSharesPostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	cfgA, cfgB := testConfig(t), testConfig(t)
+	cfgA.DatabaseURL, cfgB.DatabaseURL = dsn, dsn
+	a, b := start(t, cfgA), start(t, cfgB)
+	if a.GeneratedKey == "" || b.GeneratedKey != "" {
+		t.Fatalf("first key made: A %v B %v; want exactly one, by the first replica", a.GeneratedKey != "", b.GeneratedKey != "")
+	}
+	var out, errOut bytes.Buffer
+	if code := keyscmd.Run([]string{"create", "--plan", "developer", "--name", "fleet", "--database-url", dsn, "--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("keys create: %d %s", code, errOut.String())
+	}
+	var created struct{ ID, Key string }
+	if err := json.Unmarshal(out.Bytes(), &created); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Service{a, b} {
+		within(t, time.Second, "new key accepted", func() bool { st, _ := post(t, r, created.Key); return st == 200 })
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+a.AdminAddr()+"/admin/keys/"+created.ID+"/revoke", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("admin revoke: %d", resp.StatusCode)
+	}
+	for _, r := range []*Service{a, b} {
+		within(t, time.Second, "revoked key refused", func() bool {
+			st, body := post(t, r, created.Key)
+			return st == 401 && body == `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid project id"}}`
+		})
+	}
+}
+
+func TestStartDatabaseDown(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.DatabaseURL = "postgres://nodegate:pw@127.0.0.1:1/x?connect_timeout=2"
+	_, err := Start(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "cannot reach PostgreSQL at postgres://nodegate:xxxxx@127.0.0.1:1") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAdminListenerWithoutToken(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Admin.Token = ""
+	t.Setenv(config.AdminTokenEnv, "")
+	s := start(t, cfg)
+	resp, err := http.Get("http://" + s.AdminAddr() + "/admin/keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(string(b), "admin API is disabled") {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+}
+
+func within(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -18,10 +18,15 @@ func printBanner(w io.Writer, svc *service.Service) {
 	switch {
 	case svc.GeneratedKey != "":
 		key = svc.GeneratedKey
-		fmt.Fprintf(w, "  API key:   %s  (generated for this run)\n", key)
+		fmt.Fprintf(w, "  API key:   %s  (created on this first start, team plan; kept only as a hash: note it now)\n", key)
 	case len(svc.Config.APIKeys) > 0:
 		key = svc.Config.APIKeys[0]
 		fmt.Fprintf(w, "  API key:   %s  (from the command line or config)\n", key)
+	default:
+		fmt.Fprintf(w, "  API key:   the one printed on the first start (%d in the store); 'nodegate keys create --plan team' makes another\n", svc.Keys.Len())
+	}
+	if addr := svc.AdminAddr(); addr != "" {
+		fmt.Fprintf(w, "  admin:     http://%s/admin/ (bearer token from admin.token or $NODEGATE_ADMIN_TOKEN)\n", addr)
 	}
 	printChain(w, svc)
 	printPools(w, svc)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -21,6 +23,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(args, stdout, stderr)
 	case "node":
 		return runNode(args, stdout, stderr)
+	case "keys":
+		return keyscmd.Run(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "nodegate", Version())
 		return 0
@@ -40,6 +44,7 @@ func usage(w io.Writer) {
 Usage:
   nodegate [serve] [flags]   run the service (default); see 'nodegate serve --help'
   nodegate node [flags]      run only the embedded node, plain JSON-RPC over HTTP and WebSocket
+  nodegate keys COMMAND      manage API keys: create, list, show, update, revoke (see docs/keys.md)
   nodegate version           print the version
 
 With no flags, nodegate serves http://127.0.0.1:8545/v3/<key> in front of an embedded

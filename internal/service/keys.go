@@ -49,6 +49,8 @@ func (s *Service) startAdmin() error {
 	token := s.Config.AdminToken()
 	s.Admin = admin.New(token)
 	admin.RegisterKeys(s.Admin, s.KeyManager)
+	s.Admin.Handle("/admin/upstreams", s.UpstreamsHandler())
+	s.Admin.Handle("GET /metrics", s.Metrics.Handler())
 	if s.Config.Admin.Listen == "" {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
@@ -12,4 +13,14 @@ type Network struct {
 	ChainID  uint64
 	Methods  *methods.Table
 	Upstream upstream.Upstream
+	// Limits are the network's per-method limits, per plan (nil: SPEC.md's).
+	Limits *limits.Set
+	// Head knows the head block's gas limit, for the gas cap (nil: no cap
+	// at the gateway, the node's own applies).
+	Head GasLimiter
+}
+
+// GasLimiter knows the gas limit of a network's head block; 0 when unknown.
+type GasLimiter interface {
+	GasLimit() uint64
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -48,6 +49,7 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 		return nil, err
 	}
 	network := &pipeline.Network{Name: "default", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
+	network.Limits, network.Head = limits.FromConfig(cfg.Limits), upstream.NewHead(up, time.Second)
 	if s.Node != nil {
 		network.ChainID = s.Node.ChainID()
 	}
@@ -87,7 +89,8 @@ func (s *Service) startUpstream(ctx context.Context) (upstream.Upstream, error) 
 	if s.Config.Upstream != "" {
 		return upstream.NewHTTP(s.Config.Upstream)
 	}
-	n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime})
+	n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime,
+		GasCapFactor: limits.FromConfig(s.Config.Limits).MaxGasCapFactor()})
 	if err != nil {
 		return nil, fmt.Errorf("embedded node: %w", err)
 	}

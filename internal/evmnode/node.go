@@ -147,7 +147,6 @@ func (n *Node) startBeacon(period time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("create dev block producer: %w", err)
 	}
-	catalyst.RegisterSimulatedBeaconAPIs(n.stack, beacon)
 	if err := beacon.Start(); err != nil {
 		return fmt.Errorf("start dev block producer: %w", err)
 	}
@@ -159,6 +158,9 @@ func (n *Node) startBeacon(period time.Duration) error {
 // that unknown hashes answer null rather than "indexing is in progress".
 func (n *Node) waitIndexed(ctx context.Context) error {
 	bc := n.eth.BlockChain()
+	if bc.CurrentBlock().Number.Sign() == 0 {
+		return nil // a new chain: nothing to index, and the indexer waits for a first block
+	}
 	for {
 		p, err := bc.TxIndexProgress()
 		if err == nil && p.Done() {
@@ -208,5 +210,5 @@ func (n *Node) Close() error {
 	return errors.Join(err, n.stack.Close())
 }
 
-// quietGeth sends go-ethereum's own logs to slog at warning level and above.
-func init() { setGethLogger(slog.LevelWarn) }
+// go-ethereum's own logs are shown from error level up: its start-up warnings about p2p and snapshots do not apply to an in-memory node.
+func init() { setGethLogger(slog.LevelError) }

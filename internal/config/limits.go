@@ -20,7 +20,7 @@ type MethodLimits struct {
 	GetLogsTimeout time.Duration `yaml:"get_logs_timeout"`
 	// GasCapFactor caps the gas of eth_call/eth_estimateGas at this many
 	// times the head block's gas limit.
-	GasCapFactor uint64 `yaml:"gas_cap_factor"`
+	GasCapFactor int `yaml:"gas_cap_factor"`
 }
 
 // PlanLimits are per-plan overrides of the method limits, keyed by plan name.
@@ -33,6 +33,9 @@ func validateMethodLimits(path string, m MethodLimits, bad func(path, format str
 	}
 	if m.GetLogsMaxParams < 0 {
 		bad(path+".get_logs_max_params", "must not be negative, got %d", m.GetLogsMaxParams)
+	}
+	if m.GasCapFactor < 0 {
+		bad(path+".gas_cap_factor", "must not be negative, got %d", m.GasCapFactor)
 	}
 	if m.GetLogsTimeout < 0 {
 		bad(path+".get_logs_timeout", "must not be negative, got %s", m.GetLogsTimeout)

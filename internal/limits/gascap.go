@@ -18,6 +18,11 @@ var errNoCallObject = errors.New("params hold no call object")
 // for gas (encoding/json folds case) is dropped, "gas" is set, and the other
 // members and params keep their bytes.
 func CapGas(params json.RawMessage, gasCap uint64) (json.RawMessage, error) {
+	// The raw scanner checks structure, not literals: only valid JSON is
+	// rewritten (the ingress has checked it already; this path is rare).
+	if !json.Valid(params) {
+		return nil, errNoCallObject
+	}
 	var elems [][]byte
 	if err := jsonrpc.Elements(params, func(e []byte) bool { elems = append(elems, e); return true }); err != nil {
 		return nil, errors.Join(errNoCallObject, err)

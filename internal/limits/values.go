@@ -76,7 +76,7 @@ func FromConfig(l config.Limits) *Set {
 }
 
 func fromMethodLimits(m config.MethodLimits) Values {
-	return Values{GetLogsMaxResults: m.GetLogsMaxResults, GetLogsMaxParams: m.GetLogsMaxParams, GetLogsTimeout: m.GetLogsTimeout, GasCapFactor: m.GasCapFactor}
+	return Values{GetLogsMaxResults: m.GetLogsMaxResults, GetLogsMaxParams: m.GetLogsMaxParams, GetLogsTimeout: m.GetLogsTimeout, GasCapFactor: uint64(max(m.GasCapFactor, 0))}
 }
 
 // For returns the values for a plan; a nil set means SPEC.md's values.

@@ -38,11 +38,11 @@ func u64(v uint64) *uint64 { return &v }
 // (2 x 8M) is far under the node's own (10 x 8M).
 func TestGasCapCall(t *testing.T) {
 	c := testChain(t)
-	for _, factor := range []uint64{10, 2} {
+	for _, factor := range []int{10, 2} {
 		gw := gateway(t, c.url, func(cfg *config.Config) {
 			cfg.Limits.Plans = config.PlanLimits{"team": {GasCapFactor: factor}}
 		})
-		gasCap := factor * c.gasLimit
+		gasCap := uint64(factor) * c.gasLimit
 		tests := []struct {
 			name string
 			gas  *uint64

@@ -65,10 +65,13 @@ type Admin struct {
 	Token string `yaml:"token"`
 }
 
-// Limits bound request sizes.
+// Limits bound request sizes and, per method, what one call may cost.
 type Limits struct {
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	MaxBatch     int   `yaml:"max_batch"`
+	// MethodLimits and Plans: see limits.go.
+	MethodLimits `yaml:",inline"`
+	Plans        PlanLimits `yaml:"plans"`
 }
 
 // Node configures the embedded go-ethereum node.

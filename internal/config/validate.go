@@ -35,6 +35,7 @@ func (c *Config) Validate() error {
 	if c.Limits.MaxBatch <= 0 {
 		bad("limits.max_batch", "must be positive, got %d", c.Limits.MaxBatch)
 	}
+	c.Limits.validateLimits(bad)
 	if c.Upstream != "" {
 		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("upstream", "want an http(s):// URL")

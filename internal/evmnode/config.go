@@ -14,6 +14,9 @@ type Config struct {
 	// GasCap caps eth_call/eth_estimateGas gas inside the node; 0 means
 	// 10 times the genesis gas limit (SPEC.md, Limits).
 	GasCap uint64
+	// GasCapFactor replaces GasCapFactor (10) in the default GasCap, so
+	// that the node allows what the gateway's most generous plan allows.
+	GasCapFactor uint64
 	// HTTPAddr, when set, also serves plain JSON-RPC over HTTP and
 	// WebSocket on this address (host:port), as `nodegate node` does.
 	HTTPAddr string

@@ -50,7 +50,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.stack = stack
 	n.gasCap = cfg.GasCap
 	if n.gasCap == 0 {
-		n.gasCap = GasCapFactor * genesis.GasLimit
+		factor := cfg.GasCapFactor
+		if factor == 0 {
+			factor = GasCapFactor
+		}
+		n.gasCap = factor * genesis.GasLimit
 	}
 	if err := n.startEth(ctx, cfg, genesis); err != nil {
 		_ = stack.Close()
@@ -101,6 +105,10 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	ec.StateScheme = rawdb.HashScheme
 	ec.TransactionHistory = 0 // index every transaction
 	ec.RPCGasCap = n.gasCap
+	// The dev chain keeps its genesis gas limit (go-ethereum's miner would
+	// raise it towards its own ceiling), so that the node's cap stays the
+	// gateway's: the factor times the head block's gas limit.
+	ec.Miner.GasCeil = genesis.GasLimit
 	ec.EnablePreimageRecording = cfg.ChainDir == ""
 	backend, err := eth.New(n.stack, &ec)
 	if err != nil {

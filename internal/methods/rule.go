@@ -31,7 +31,19 @@ type Rule struct {
 	// Validated rules check their params at the gateway (the methods of
 	// the spec, and the no-params pending-transactions methods).
 	Validated bool
+	// Limit names the extra limit of SPEC.md ("Limits") the method is under.
+	Limit Limit
 }
+
+// Limit is an extra per-method limit, enforced by the pipeline's limit stages.
+type Limit uint8
+
+// The extra limits of SPEC.md.
+const (
+	NoLimit      Limit = iota
+	LimitGetLogs       // parameters, results and duration of eth_getLogs
+	LimitGasCap        // the gas cap of eth_call and eth_estimateGas
+)
 
 // Parsed holds a call's decoded params, for later stages that look inside
 // (allowlists, limits). Values are nil for absent optional params.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -25,8 +26,18 @@ type Network struct {
 	FailoverMethods map[string]bool
 	// Metrics, when set, records failovers and unavailability.
 	Metrics *telemetry.Registry
+	// Limits are the network's per-method limits, per plan (nil: SPEC.md's).
+	Limits *limits.Set
+	// Head knows the head block's gas limit, for the gas cap (nil: no cap
+	// at the gateway, the node's own applies).
+	Head GasLimiter
 
 	once sync.Once
+}
+
+// GasLimiter knows the gas limit of a network's head block; 0 when unknown.
+type GasLimiter interface {
+	GasLimit() uint64
 }
 
 // pool is the network's pool; a network given only an Upstream gets a

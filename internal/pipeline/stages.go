@@ -8,5 +8,8 @@ func order() []Stage {
 		recoverStage, // a bug in one call answers -32603 for that call only
 		methodRules,  // -32601 for unknown/refused methods, -32602 for bad params
 		allowStage,   // 403 -32002 for a network, method or contract the key does not allow
+		// limits
+		getLogsLimits, // eth_getLogs: -32005 over the parameter, result or duration limit
+		gasCap,        // eth_call/eth_estimateGas: gas lowered to the cap
 	}
 }

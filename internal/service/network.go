@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -43,8 +45,11 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table,
 		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
 	}
-	if s.Node != nil && family == methods.FamilyEVM && n.ChainID == 0 {
-		n.ChainID = s.Node.ChainID()
+	if family == methods.FamilyEVM {
+		n.Limits, n.Head = limits.FromConfig(s.Config.Limits), upstream.NewHead(pool, time.Second)
+		if s.Node != nil && n.ChainID == 0 {
+			n.ChainID = s.Node.ChainID()
+		}
 	}
 	if len(nc.Partners) > 0 {
 		var partners []upstream.MemberConfig
@@ -72,7 +77,8 @@ func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstrea
 		return named{u, uc.Name}, nil
 	}
 	if s.Node == nil {
-		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime})
+		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime,
+			GasCapFactor: limits.FromConfig(s.Config.Limits).MaxGasCapFactor()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}

@@ -1,0 +1,106 @@
+package limits
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+)
+
+func TestCountParams(t *testing.T) {
+	h := `"0x` + strings.Repeat("11", 32) + `"`
+	a := `"0x` + strings.Repeat("22", 20) + `"`
+	tests := []struct {
+		name   string
+		filter string
+		want   int
+	}{
+		{"empty", `{}`, 0},
+		{"one address", `{"address":` + a + `}`, 1},
+		{"address array", `{"address":[` + a + `,` + a + `]}`, 2},
+		{"null address", `{"address":null}`, 0},
+		{"topics: values, alternatives, wildcards", `{"topics":[` + h + `,null,[` + h + `,` + h + `],[null,` + h + `]]}`, 4},
+		{"address and topics", `{"address":[` + a + `],"topics":[[` + h + `,` + h + `,` + h + `]]}`, 4},
+		{"keys in any case, as go-ethereum reads them", `{"ADDRESS":[` + a + `,` + a + `],"Topics":[` + h + `]}`, 3},
+		{"range only", `{"fromBlock":"0x1","toBlock":"latest"}`, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := CountParams([]byte(tc.filter))
+			if err != nil || got != tc.want {
+				t.Fatalf("got %d, %v; want %d", got, err, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{``, `[]`, `"x"`, `{"address":[`, `{"topics":[[1,]]}`} {
+		if _, err := CountParams([]byte(bad)); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+func FuzzCountParams(f *testing.F) {
+	for _, s := range []string{`{}`, `{"address":"0x1","topics":[null,["0x2",null]]}`, `{"topics":[[[[]]]]}`, `{"address":[1,2,3]}`, `[`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		n, err := CountParams(raw)
+		if err == nil && n < 0 {
+			t.Fatalf("negative count %d", n)
+		}
+		if err == nil && !json.Valid(raw) {
+			t.Fatalf("counted invalid JSON %q", raw)
+		}
+	})
+}
+
+func TestCapGas(t *testing.T) {
+	tests := []struct {
+		name, params, want string
+	}{
+		{"gas lowered, the rest kept", `[{"to":"0x01","gas":"0xffffffffffffffff","data":"0xabcd"},"latest"]`, `[{"data":"0xabcd","gas":"0x1c9c380","to":"0x01"},"latest"]`},
+		{"every spelling go-ethereum takes for gas", `[{"GAS":"0x1","Gas":"0x2","gas":"0x3"},{"blockHash":"0x00"}]`, `[{"gas":"0x1c9c380"},{"blockHash":"0x00"}]`},
+		{"overrides after the block kept byte for byte", `[{"gas":"0x5"}, "latest" , {"0xaa": {"balance": "0x1"}}]`, `[{"gas":"0x1c9c380"},"latest",{"0xaa": {"balance": "0x1"}}]`},
+		{"no HTML escaping", `[{"gas":"0x5","data":"<&>"}]`, `[{"data":"<&>","gas":"0x1c9c380"}]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := CapGas([]byte(tc.params), 30_000_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{`[]`, `{}`, `["latest"]`, `[null]`, `[`} {
+		if _, err := CapGas([]byte(bad), 1); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+func FuzzCapGas(f *testing.F) {
+	for _, s := range []string{`[{"gas":"0x1"},"latest"]`, `[{"Gas":1,"to":null}]`, `[{}]`, `[[]]`, `[{"a":{"b":[1,2]}}, 3]`} {
+		f.Add([]byte(s), uint64(30_000_000))
+	}
+	f.Fuzz(func(t *testing.T, params []byte, gasCap uint64) {
+		out, err := CapGas(params, gasCap)
+		if err != nil {
+			return
+		}
+		var p []json.RawMessage
+		if err := json.Unmarshal(out, &p); err != nil || len(p) == 0 {
+			t.Fatalf("output %q is not a params array: %v", out, err)
+		}
+		// Whatever spelling the client used, go-ethereum now reads the cap.
+		var call struct {
+			Gas hexutil.Uint64 `json:"gas"`
+		}
+		if err := json.Unmarshal(p[0], &call); err != nil || uint64(call.Gas) != gasCap {
+			t.Fatalf("call object %q: gas %d, %v", p[0], call.Gas, err)
+		}
+	})
+}

@@ -1,0 +1,59 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// getLogsLimits enforces eth_getLogs's limits at the gateway (see package
+// limits). The log queries it makes go down the rest of the pipeline, one
+// call per sub-range; the tag resolutions go to the network's upstream.
+func getLogsLimits(next Handler) Handler {
+	return func(ctx context.Context, c *Call) *jsonrpc.Response {
+		if c.Rule == nil || c.Rule.Limit != methods.LimitGetLogs || len(c.Parsed) == 0 {
+			return next(ctx, c)
+		}
+		crit, _ := c.Parsed[0].(*filters.FilterCriteria)
+		b := limits.Backend{
+			Logs: func(ctx context.Context, params json.RawMessage, span *limits.Span) *jsonrpc.Response {
+				if span == nil {
+					return next(ctx, c)
+				}
+				sub := *c
+				sub.Req.Params = params
+				sub.Parsed = methods.Parsed{subFilter(crit, span)}
+				return next(ctx, &sub)
+			},
+			Call: func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
+				return route(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Key: c.Key, Network: c.Network, Client: c.Client})
+			},
+		}
+		return limits.GetLogs(ctx, c.Network.Limits.For(plan(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
+	}
+}
+
+// subFilter is the decoded filter of a sub-range, for stages that look inside.
+func subFilter(crit *filters.FilterCriteria, span *limits.Span) *filters.FilterCriteria {
+	f := filters.FilterCriteria{}
+	if crit != nil {
+		f = *crit
+	}
+	f.BlockHash = nil
+	f.FromBlock = new(big.Int).SetUint64(span.From)
+	f.ToBlock = new(big.Int).SetUint64(span.To)
+	return &f
+}
+
+// plan is the call's plan name, for per-plan limits ("" without a key).
+func plan(c *Call) string {
+	if c.Key == nil {
+		return ""
+	}
+	return c.Key.Plan.Name
+}

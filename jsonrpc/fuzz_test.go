@@ -120,7 +120,7 @@ func checkMessage(t *testing.T, m Message) {
 	if m.Req.Method == "" || len(m.Req.Method) > MaxMethodLength {
 		t.Fatalf("accepted method %q", m.Req.Method)
 	}
-	if len(m.Req.Params) == 0 || m.Req.Params[0] != '[' || !json.Valid(m.Req.Params) {
+	if len(m.Req.Params) == 0 || (m.Req.Params[0] != '[' && m.Req.Params[0] != '{') || !json.Valid(m.Req.Params) {
 		t.Fatalf("accepted params %q", m.Req.Params)
 	}
 	var elems []json.RawMessage

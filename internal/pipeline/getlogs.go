@@ -31,7 +31,7 @@ func getLogsLimits(next Handler) Handler {
 				return next(ctx, &sub)
 			},
 			Call: func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
-				return route(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Key: c.Key, Network: c.Network, Client: c.Client})
+				return route(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client})
 			},
 		}
 		return limits.GetLogs(ctx, c.Network.Limits.For(plan(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
@@ -57,3 +57,7 @@ func plan(c *Call) string {
 	}
 	return c.Key.Plan.Name
 }
+
+// internalRead is the rule of the reads nodegate makes for itself (block
+// numbers of tags): idempotent, so the pool may retry them.
+var internalRead = &methods.Rule{Name: "internal read", Idempotent: true}

@@ -62,6 +62,9 @@ func TestAllowContracts(t *testing.T) {
 	a, o := common.HexToAddress(allowed), common.HexToAddress(other)
 	p := Build(Options{})
 	net := &Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: upstream.Func{ID: "ok", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+		if strings.Contains(string(body), `"eth_getLogs"`) {
+			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil // the getLogs limits need an array
+		}
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`), nil
 	}}}
 	cases := []struct {

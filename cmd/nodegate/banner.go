@@ -21,6 +21,13 @@ func printBanner(w io.Writer, svc *service.Service) {
 		key = svc.Config.APIKeys[0]
 		fmt.Fprintf(w, "  API key:   %s  (from the command line or config)\n", key)
 	}
+	fmt.Fprintf(w, "  websocket: %s/ws/v3/%s\n", svc.WSURL(), key)
+	if fp := svc.TLSFingerprint(); fp != "" {
+		fmt.Fprintf(w, "  tls:       certificate SHA-256 %s\n", fp)
+		if svc.SelfSignedPath != "" {
+			fmt.Fprintf(w, "             self-signed, for local use; trust it with %s\n", svc.SelfSignedPath)
+		}
+	}
 	printChain(w, svc)
 	fmt.Fprintf(w, "  health:    %s/health\n", svc.URL())
 	fmt.Fprintf(w, "  try:       curl -s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s%s\n", endpoint, key)

@@ -22,11 +22,15 @@ type Config struct {
 	APIKeys []string `yaml:"api_keys"`
 	// Limits bound what clients control.
 	Limits Limits `yaml:"limits"`
-	// Upstream, when set, is a node's HTTP URL to forward to instead of
-	// the embedded node.
+	// Upstream, when set, is a node's http(s):// or ws(s):// URL to
+	// forward to instead of the embedded node.
 	Upstream string `yaml:"upstream"`
 	// Node configures the embedded node.
 	Node Node `yaml:"node"`
+	// TLS serves HTTPS and WSS on the client listener (docs/websocket.md).
+	TLS TLS `yaml:"tls"`
+	// WebSocket bounds /ws/v3/<key> connections (docs/websocket.md).
+	WebSocket WebSocket `yaml:"websocket"`
 }
 
 // Limits bound request sizes.

@@ -36,8 +36,8 @@ func (c *Config) Validate() error {
 		bad("limits.max_batch", "must be positive, got %d", c.Limits.MaxBatch)
 	}
 	if c.Upstream != "" {
-		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("upstream", "want an http(s):// URL")
+		if u, err := url.Parse(c.Upstream); err != nil || !upstreamScheme(u.Scheme) || u.Host == "" {
+			bad("upstream", "want an http(s):// or ws(s):// URL")
 		}
 		if c.Node.ChainDir != "" {
 			bad("node.chain_dir", "cannot be used with upstream (the embedded node is not started)")
@@ -51,5 +51,11 @@ func (c *Config) Validate() error {
 			bad(fmt.Sprintf("api_keys[%d]", i), "a key is 32 lowercase hexadecimal characters")
 		}
 	}
+	c.TLS.validate(bad)
+	c.WebSocket.validate(bad)
 	return errors.Join(errs...)
+}
+
+func upstreamScheme(s string) bool {
+	return s == "http" || s == "https" || s == "ws" || s == "wss"
 }

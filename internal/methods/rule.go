@@ -30,7 +30,19 @@ type Rule struct {
 	Credits int
 	// Validated rules are the nine methods of the spec.
 	Validated bool
+	// Session marks eth_subscribe/eth_unsubscribe: answered by the client's
+	// connection (its subscriptions), never forwarded to a node.
+	Session SessionOp
 }
+
+// SessionOp is what a session method does to the caller's subscriptions.
+type SessionOp string
+
+// The session operations.
+const (
+	SessionSubscribe   SessionOp = "subscribe"
+	SessionUnsubscribe SessionOp = "unsubscribe"
+)
 
 // Parsed holds a call's decoded params, for later stages that look inside
 // (allowlists, limits). Values are nil for absent optional params.

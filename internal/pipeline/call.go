@@ -18,6 +18,9 @@ type Call struct {
 	Parsed methods.Parsed
 	// Client describes the client (for allowlists and logs).
 	Client ClientInfo
+	// Session is the caller's connection when it can receive notifications
+	// (WebSocket); nil on HTTP.
+	Session Session
 }
 
 // ClientInfo is what the transport knows about the caller.

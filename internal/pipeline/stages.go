@@ -7,5 +7,6 @@ func order() []Stage {
 	return []Stage{
 		recoverStage, // a bug in one call answers -32603 for that call only
 		methodRules,  // -32601 for unknown/refused methods, -32602 for bad params
+		sessionStage, // eth_subscribe/eth_unsubscribe answered by the caller's connection (session.go)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -28,9 +29,18 @@ type Service struct {
 	Keys         *keys.Static
 	GeneratedKey string
 
+	// SelfSignedPEM and SelfSignedPath hold the generated certificate
+	// (tls.self_signed), for clients to trust.
+	SelfSignedPEM  []byte
+	SelfSignedPath string
+
 	listener net.Listener
 	http     *http.Server
 	ingress  *ingress.Server
+	upstream upstream.Upstream
+	subs     *subs.Hub
+	tls      *ingress.CertSource
+	stopTLS  func()
 }
 
 // Start builds everything from cfg and starts serving. It returns once the
@@ -47,6 +57,11 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.upstream = up
+	if err := s.startTLS(ctx); err != nil {
+		s.closeNode()
+		return nil, err
+	}
 	network := &pipeline.Network{Name: "default", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
 	if s.Node != nil {
 		network.ChainID = s.Node.ChainID()
@@ -56,6 +71,9 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 		Network:  network,
 		Pipeline: pipeline.Build(pipeline.Options{}),
 		Limits:   ingress.Limits{MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxBatch: cfg.Limits.MaxBatch},
+		// WebSocket: same pipeline; subscriptions from the network's hub.
+		WebSocket: wsLimits(cfg),
+		Subs:      s.startSubs(),
 	}
 	if err := s.listen(); err != nil {
 		s.closeNode()
@@ -85,7 +103,7 @@ func (s *Service) startKeys() error {
 
 func (s *Service) startUpstream(ctx context.Context) (upstream.Upstream, error) {
 	if s.Config.Upstream != "" {
-		return upstream.NewHTTP(s.Config.Upstream)
+		return newUpstream(s.Config.Upstream)
 	}
 	n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime})
 	if err != nil {
@@ -108,8 +126,15 @@ func (s *Service) listen() error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+	serve := s.http.Serve
+	if s.tls != nil {
+		// ServeTLS (not a tls listener) so that HTTP/2 is set up; the
+		// certificate comes from GetCertificate.
+		s.http.TLSConfig = ingress.ServerTLSConfig(s.tls)
+		serve = func(l net.Listener) error { return s.http.ServeTLS(l, "", "") }
+	}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("http server stopped", "err", err)
 		}
 	}()
@@ -120,13 +145,17 @@ func (s *Service) listen() error {
 func (s *Service) Addr() string { return s.listener.Addr().String() }
 
 // URL is the base HTTP URL of the client listener.
-func (s *Service) URL() string { return "http://" + s.Addr() }
+func (s *Service) URL() string { return s.scheme() + "://" + s.Addr() }
 
 // Close stops accepting requests, lets those in flight finish (up to the
 // context's deadline) and stops the embedded node.
 func (s *Service) Close(ctx context.Context) error {
 	s.ingress.SetReady(false)
 	err := s.http.Shutdown(ctx)
+	s.closeRealtime(ctx)
+	if s.stopTLS != nil {
+		s.stopTLS()
+	}
 	s.closeNode()
 	return err
 }

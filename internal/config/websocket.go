@@ -7,7 +7,8 @@ import "time"
 type WebSocket struct {
 	// MaxMessageBytes bounds one incoming message (default: limits.max_body_bytes).
 	MaxMessageBytes int64 `yaml:"max_message_bytes"`
-	// MaxInFlight bounds the messages of one connection answered at once (128).
+	// MaxInFlight bounds the messages of one connection answered at once (128);
+	// at the limit the connection is not read until one finishes.
 	MaxInFlight int `yaml:"max_in_flight"`
 	// MaxSubscriptions bounds the subscriptions of one connection (1000).
 	MaxSubscriptions int `yaml:"max_subscriptions"`

@@ -54,29 +54,3 @@ func (s *Server) serveBody(ctx context.Context, out, body []byte, key *keys.Key,
 	}
 	return out, lead
 }
-
-// refuseBody answers every call of body with e (ids echoed), without running
-// anything: used when the connection has too many calls in flight.
-func refuseBody(out, body []byte, maxBatch int, e *jsonrpc.Error) []byte {
-	msgs, batch, perr := jsonrpc.Parse(body, maxBatch)
-	if perr != nil {
-		return jsonrpc.AppendResponse(out, jsonrpc.NullID(), jsonrpc.ErrorResponse(perr))
-	}
-	if batch {
-		out = append(out, '[')
-	}
-	for i := range msgs {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		err := e
-		if msgs[i].Err != nil {
-			err = msgs[i].Err
-		}
-		out = jsonrpc.AppendResponse(out, msgs[i].Req.ID, jsonrpc.ErrorResponse(err))
-	}
-	if batch {
-		out = append(out, ']')
-	}
-	return out
-}

@@ -12,7 +12,6 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/subs"
-	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // Close codes nodegate sends (RFC 6455, section 7.4.1).
@@ -33,6 +32,8 @@ type wsConn struct {
 	cancel context.CancelFunc
 
 	inflight     atomic.Int32
+	dead         atomic.Bool // closing: messages are read and dropped
+	slots        chan struct{} // one per message being answered (MaxInFlight)
 	lastActivity atomic.Int64 // unix nanoseconds of the last client message
 	ping         *time.Timer
 
@@ -48,7 +49,7 @@ type wsConn struct {
 
 func newWSConn(s *Server, conn *websocket.Conn, key *keys.Key, info pipeline.ClientInfo) *wsConn {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &wsConn{s: s, ws: conn, key: key, info: info, ctx: ctx, cancel: cancel}
+	c := &wsConn{s: s, ws: conn, key: key, info: info, ctx: ctx, cancel: cancel, slots: make(chan struct{}, s.WebSocket.MaxInFlight)}
 	c.lastActivity.Store(time.Now().UnixNano())
 	conn.SetReadLimit(s.WebSocket.MaxMessageBytes)
 	conn.SetPongHandler(func(string) error { c.extendDeadline(); return nil })
@@ -70,6 +71,9 @@ func putBuf(b *[]byte) {
 }
 
 func (c *wsConn) extendDeadline() {
+	if c.dead.Load() {
+		return // the closing handshake's deadline stands
+	}
 	l := &c.s.WebSocket
 	_ = c.ws.SetReadDeadline(time.Now().Add(l.PingInterval + l.PongTimeout))
 }
@@ -92,18 +96,29 @@ func (c *wsConn) readLoop() {
 			putBuf(bp)
 			return // over the limit: gorilla has sent 1009; or the connection broke
 		}
-		if int(c.inflight.Add(1)) > c.s.WebSocket.MaxInFlight {
-			c.inflight.Add(-1)
-			c.refuse(bp)
+		if c.dead.Load() {
+			putBuf(bp) // closing: drain what the client still sends, answer nothing
 			continue
 		}
+		// At MaxInFlight the reader waits for a call to finish before it
+		// reads on: the client is slowed by TCP, nothing piles up here.
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.ctx.Done():
+			putBuf(bp)
+			return
+		}
+		c.inflight.Add(1)
 		go c.handle(bp)
 	}
 }
 
 // handle answers one message through the same path as HTTP.
 func (c *wsConn) handle(bp *[]byte) {
-	defer c.inflight.Add(-1)
+	defer func() {
+		c.inflight.Add(-1)
+		<-c.slots
+	}()
 	var held heldIDs
 	ctx := context.WithValue(c.ctx, heldKey{}, &held)
 	out := getBuf()
@@ -111,14 +126,6 @@ func (c *wsConn) handle(bp *[]byte) {
 	putBuf(bp)
 	c.enqueue(out)
 	held.release(c)
-}
-
-func (c *wsConn) refuse(bp *[]byte) {
-	e := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many requests in flight on this connection (limit %d)", c.s.WebSocket.MaxInFlight))
-	out := getBuf()
-	*out = refuseBody((*out)[:0], *bp, c.s.Limits.MaxBatch, e)
-	putBuf(bp)
-	c.enqueue(out)
 }
 
 // enqueue hands b to the writer. A client whose queue is over the limit is
@@ -135,6 +142,7 @@ func (c *wsConn) enqueue(b *[]byte) {
 		// Drop everything now; the close (which may wait on the socket)
 		// runs apart, since Notify is called under the hub's locks.
 		c.closed = true
+		c.dead.Store(true)
 		for _, q := range c.queue {
 			putBuf(q)
 		}
@@ -198,10 +206,14 @@ func (c *wsConn) tick() {
 	c.mu.Unlock()
 }
 
-// closeWith sends a close frame (unless code is 1006, which is never sent)
-// and closes the connection; the reader then cleans up.
+// closeWith starts the closing handshake: drop what is queued, send a
+// close frame (1006 is never sent: it closes at once), and give the client
+// a grace period to answer it while the reader drains its input, so that
+// the close frame is not lost to a TCP reset. The reader's exit closes
+// the socket.
 func (c *wsConn) closeWith(code int, reason string) {
 	c.closeOnce.Do(func() {
+		c.dead.Store(true)
 		c.mu.Lock()
 		c.closed = true
 		for _, b := range c.queue {
@@ -209,11 +221,19 @@ func (c *wsConn) closeWith(code int, reason string) {
 		}
 		c.queue, c.queued = nil, 0
 		c.mu.Unlock()
-		if code != websocket.CloseAbnormalClosure {
-			msg := websocket.FormatCloseMessage(code, reason)
-			_ = c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+		if code == websocket.CloseAbnormalClosure {
+			_ = c.ws.Close()
+			return
 		}
-		_ = c.ws.Close()
+		// Waits for a message being written to finish (a slow reader that
+		// does read gets its close code), at most WriteTimeout.
+		grace := c.s.WebSocket.WriteTimeout
+		msg := websocket.FormatCloseMessage(code, reason)
+		if err := c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(grace)); err != nil {
+			_ = c.ws.Close()
+			return
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(grace))
 	})
 }
 
@@ -223,6 +243,7 @@ func (c *wsConn) shutdown() {
 	c.ping.Stop()
 	c.cancel()
 	c.closeWith(websocket.CloseAbnormalClosure, "")
+	_ = c.ws.Close()
 	c.mu.Lock()
 	cl := c.subs
 	c.mu.Unlock()

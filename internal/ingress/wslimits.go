@@ -9,7 +9,8 @@ type WSLimits struct {
 	// one closes the connection with 1009 (message too big).
 	MaxMessageBytes int64
 	// MaxInFlight bounds the messages of one connection being answered at
-	// once; further messages are answered -32005 until one finishes.
+	// once; at the limit the connection is not read until one finishes
+	// (the client is slowed down by TCP flow control, nothing is refused).
 	MaxInFlight int
 	// MaxSubscriptions bounds the live subscriptions of one connection.
 	MaxSubscriptions int

@@ -32,9 +32,9 @@ type wsConn struct {
 	cancel context.CancelFunc
 
 	inflight     atomic.Int32
-	dead         atomic.Bool // closing: messages are read and dropped
+	dead         atomic.Bool   // closing: messages are read and dropped
 	slots        chan struct{} // one per message being answered (MaxInFlight)
-	lastActivity atomic.Int64 // unix nanoseconds of the last client message
+	lastActivity atomic.Int64  // unix nanoseconds of the last client message
 	ping         *time.Timer
 
 	mu      sync.Mutex

@@ -128,7 +128,9 @@ func TestBrokenCertificateKeepsServing(t *testing.T) {
 	dir := t.TempDir()
 	certPath, keyPath := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	first := writePair(t, certPath, keyPath)
-	s := start(t, func(c *config.Config) { c.TLS.Cert, c.TLS.Key, c.TLS.ReloadCheck = certPath, keyPath, 20*time.Millisecond })
+	s := start(t, func(c *config.Config) {
+		c.TLS.Cert, c.TLS.Key, c.TLS.ReloadCheck = certPath, keyPath, 20*time.Millisecond
+	})
 	if err := os.WriteFile(certPath, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func dialEth(t *testing.T, url string, tlsCfg *tls.Config) (*ethclient.Client, *
 // logEmitterInitCode is contract creation code that emits one LOG1 with
 // topic and deploys nothing: the log's address is the created address.
 func logEmitterInitCode(topic common.Hash) []byte {
-	code := append([]byte{0x7f}, topic.Bytes()...)      // PUSH32 topic
+	code := append([]byte{0x7f}, topic.Bytes()...)          // PUSH32 topic
 	return append(code, 0x60, 0x00, 0x60, 0x00, 0xa1, 0x00) // PUSH1 0 PUSH1 0 LOG1 STOP
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/nodegate/nodegate/internal/service"
 )
 
-func startGateway(t *testing.T, edit func(*config.Config)) *service.Service {
+func startGateway(t testing.TB, edit func(*config.Config)) *service.Service {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.Listen = "127.0.0.1:0"

@@ -16,8 +16,8 @@ import (
 // a few calls outstanding. It reports calls/s and the p99 latency.
 func BenchmarkWebSocketCalls(b *testing.B) {
 	s := startGateway(b, nil)
-	for _, tc := range []struct{ conns, depth int }{{1, 32}, {100, 4}} {
-		b.Run(fmt.Sprintf("conns=%d", tc.conns), func(b *testing.B) {
+	for _, tc := range []struct{ conns, depth int }{{1, 1}, {1, 32}, {100, 1}, {100, 4}} {
+		b.Run(fmt.Sprintf("conns=%d/depth=%d", tc.conns, tc.depth), func(b *testing.B) {
 			lat := runLoad(b, s, tc.conns, tc.depth, b.N)
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 			b.ReportMetric(float64(p99(lat).Microseconds()), "p99-µs")

@@ -28,6 +28,13 @@ func printBanner(w io.Writer, svc *service.Service) {
 	if addr := svc.AdminAddr(); addr != "" {
 		fmt.Fprintf(w, "  admin:     http://%s/admin/ (bearer token from admin.token or $NODEGATE_ADMIN_TOKEN)\n", addr)
 	}
+	fmt.Fprintf(w, "  websocket: %s/ws/v3/%s\n", svc.WSURL(), key)
+	if fp := svc.TLSFingerprint(); fp != "" {
+		fmt.Fprintf(w, "  tls:       certificate SHA-256 %s\n", fp)
+		if svc.SelfSignedPath != "" {
+			fmt.Fprintf(w, "             self-signed, for local use; trust it with %s\n", svc.SelfSignedPath)
+		}
+	}
 	printChain(w, svc)
 	printPools(w, svc)
 	printRollup(w, svc, endpoint+key)

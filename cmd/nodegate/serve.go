@@ -16,7 +16,7 @@ import (
 
 const serveHeader = `Usage: nodegate [serve] [flags]
 
-Runs the service: POST {base}/v3/<key>. Flags override the config file; with neither,
+Runs the service: POST {base}/v3/<key>, WebSocket {base}/ws/v3/<key>. Flags override the config file; with neither,
 nodegate runs in front of an embedded go-ethereum dev chain.
 
 Flags:
@@ -27,6 +27,8 @@ type serveFlags struct {
 	configPath, listen, chain, upstream, dataDir string
 	blockTime                                    time.Duration
 	apiKeys                                      stringList
+	tlsCert, tlsKey                              string
+	tlsSelfSigned                                bool
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -34,8 +36,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8545", "client listener `address` (host:port)")
 	fs.StringVar(&f.chain, "chain", "", "import genesis.json + chain.rlp from `dir` (and apply headfcu.json if present) instead of the dev chain")
 	fs.DurationVar(&f.blockTime, "block-time", 0, "dev chain block `period` (e.g. 2s); 0 seals one block per transaction")
-	fs.StringVar(&f.upstream, "upstream", "", "forward to an existing node at this HTTP(S) `url` instead of the embedded node")
+	fs.StringVar(&f.upstream, "upstream", "", "forward to an existing node at this http(s):// or ws(s):// `url` instead of the embedded node")
 	fs.StringVar(&f.dataDir, "data-dir", "./nodegate-data", "`dir` where nodegate keeps its files")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS and WSS with this PEM certificate chain `file` (with --tls-key; reloaded on SIGHUP or change)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
+	fs.BoolVar(&f.tlsSelfSigned, "tls-self-signed", false, "serve HTTPS and WSS with a generated certificate for 127.0.0.1/localhost (local use; prints its fingerprint)")
 	fs.Var(&f.apiKeys, "api-key", "accept this `key` (32 lowercase hex characters); repeatable. Without any, a key is generated and printed")
 }
 
@@ -55,6 +60,15 @@ func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
 	}
 	if set["upstream"] {
 		cfg.Upstream = f.upstream
+	}
+	if set["tls-cert"] {
+		cfg.TLS.Cert = f.tlsCert
+	}
+	if set["tls-key"] {
+		cfg.TLS.Key = f.tlsKey
+	}
+	if set["tls-self-signed"] {
+		cfg.TLS.SelfSigned = f.tlsSelfSigned
 	}
 	cfg.APIKeys = append(cfg.APIKeys, f.apiKeys...)
 }

@@ -22,8 +22,8 @@ type Config struct {
 	APIKeys []string `yaml:"api_keys"`
 	// Limits bound what clients control.
 	Limits Limits `yaml:"limits"`
-	// Upstream, when set, is a node's HTTP URL to forward to instead of
-	// the embedded node.
+	// Upstream, when set, is a node's http(s):// or ws(s):// URL to
+	// forward to instead of the embedded node.
 	Upstream string `yaml:"upstream"`
 	// Node configures the embedded node.
 	Node Node `yaml:"node"`
@@ -44,6 +44,10 @@ type Config struct {
 	Plans map[string]Plan `yaml:"plans"`
 	// Admin is the management listener (keys API, metrics).
 	Admin Admin `yaml:"admin"`
+	// TLS serves HTTPS and WSS on the client listener (docs/websocket.md).
+	TLS TLS `yaml:"tls"`
+	// WebSocket bounds /ws/v3/<key> connections (docs/websocket.md).
+	WebSocket WebSocket `yaml:"websocket"`
 }
 
 // Plan is what a key's plan grants (see docs/keys.md).

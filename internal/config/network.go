@@ -158,8 +158,8 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 		p := fmt.Sprintf("%s.upstreams[%d]", path, i)
 		if u.URL == EmbeddedURL {
 			embedded++
-		} else if !httpURL(u.URL) {
-			bad(p+".url", "want %q or an http(s):// URL, got %q", EmbeddedURL, redactURL(u.URL))
+		} else if !nodeURL(u.URL) {
+			bad(p+".url", "want %q or an http(s):// or ws(s):// URL, got %q", EmbeddedURL, redactURL(u.URL))
 		}
 		if u.Weight < 0 {
 			bad(p+".weight", "must not be negative")
@@ -182,6 +182,11 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 			break
 		}
 	}
+}
+
+func nodeURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && upstreamScheme(u.Scheme) && u.Host != ""
 }
 
 func httpURL(s string) bool {

@@ -37,8 +37,8 @@ func (c *Config) Validate() error {
 	}
 	c.Limits.validateLimits(bad)
 	if c.Upstream != "" {
-		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("upstream", "want an http(s):// URL")
+		if u, err := url.Parse(c.Upstream); err != nil || !upstreamScheme(u.Scheme) || u.Host == "" {
+			bad("upstream", "want an http(s):// or ws(s):// URL")
 		}
 		if c.Node.ChainDir != "" {
 			bad("node.chain_dir", "cannot be used with upstream (the embedded node is not started)")
@@ -60,6 +60,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	c.validateKeys(bad)
+	c.TLS.validate(bad)
+	c.WebSocket.validate(bad)
 	return errors.Join(errs...)
 }
 
@@ -111,4 +113,8 @@ func validPlanName(s string) bool {
 		}
 	}
 	return true
+}
+
+func upstreamScheme(s string) bool {
+	return s == "http" || s == "https" || s == "ws" || s == "wss"
 }

@@ -1,7 +1,9 @@
 // Package ingress owns the wire: the HTTP listener, the /v3/<key> path, the
-// body and batch limits, auth failures (decided before the body is parsed)
-// and writing responses. It turns bytes into pipeline calls and answers
-// back into bytes.
+// WebSocket endpoint /ws/v3/<key> (websocket.go, wsconn.go: frame, in-flight,
+// queue and keepalive limits), TLS certificates (tls.go), the body and batch
+// limits, auth failures (decided before the body is parsed or the socket
+// upgraded) and writing responses. Both transports turn bytes into pipeline
+// calls and answers back into bytes through one function (serve.go).
 //
 // It must not decide anything about methods or upstreams: that is the pipeline's.
 package ingress

@@ -1,7 +1,6 @@
 package ingress
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -9,8 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -21,7 +20,13 @@ type Server struct {
 	Router   *Router
 	Pipeline *pipeline.Pipeline
 	Limits   Limits
-	ready    atomic.Bool
+	// WebSocket bounds /ws/v3/<key> connections; Subs serves their
+	// subscriptions (nil: eth_subscribe answers that notifications are
+	// not available on this network).
+	WebSocket WSLimits
+	Subs      *subs.Hub
+	ready     atomic.Bool
+	ws        wsRegistry
 }
 
 // SetReady marks the service ready (GET /health answers 200 from then on).
@@ -34,6 +39,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/health", s.health)
 	mux.HandleFunc(httpPrefix, s.rpc)
 	mux.HandleFunc("/v3", s.rpc) // no key: answered 401 below
+	s.initWebSocket()
+	mux.HandleFunc(wsPrefix, s.websocket)
+	mux.HandleFunc("/ws/v3", s.websocket)
 	return mux
 }
 
@@ -83,68 +91,30 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, bodyError(err, s.Limits.MaxBodyBytes))
 		return
 	}
-	msgs, batch, perr := jsonrpc.Parse(body, s.Limits.MaxBatch)
-	if perr != nil {
-		writeError(w, perr)
-		return
-	}
 	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
-	s.answer(r.Context(), w, network, key, info, msgs, batch)
+	out := outPool.Get().(*[]byte)
+	defer outPool.Put(out)
+	buf, lead, forwardedTo := s.serveBody(r.Context(), (*out)[:0], body, network, key, info, nil)
+	*out = buf
+	if forwardedTo != "" {
+		w.Header().Set(ForwardedHeader, forwardedTo)
+	}
+	status := http.StatusOK
+	if lead != nil {
+		status = lead.HTTPStatus()
+		for k, v := range lead.Header {
+			w.Header()[k] = v
+		}
+	}
+	w.Header()["Content-Type"] = jsonType
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
 }
 
 var (
 	star     = []string{"*"}
 	jsonType = []string{"application/json"}
 )
-
-func (s *Server) answer(ctx context.Context, w http.ResponseWriter, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo, msgs []jsonrpc.Message, batch bool) {
-	calls := make([]*pipeline.Call, 0, len(msgs))
-	callsStore := make([]pipeline.Call, len(msgs))
-	for i := range msgs {
-		if msgs[i].Err != nil {
-			continue
-		}
-		c := &callsStore[i]
-		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info}
-		calls = append(calls, c)
-	}
-	answers := s.Pipeline.ServeBatch(ctx, calls)
-	markForwarded(w, calls)
-	out := outPool.Get().(*[]byte)
-	defer outPool.Put(out)
-	buf := (*out)[:0]
-	status := http.StatusOK
-	if batch {
-		buf = append(buf, '[')
-	}
-	next := 0
-	for i := range msgs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		var resp *jsonrpc.Response
-		if msgs[i].Err != nil {
-			resp = jsonrpc.ErrorResponse(msgs[i].Err)
-		} else {
-			resp = answers[next]
-			next++
-		}
-		if !batch && resp.Err != nil {
-			status = resp.Err.HTTPStatus()
-			for k, v := range resp.Err.Header {
-				w.Header()[k] = v
-			}
-		}
-		buf = jsonrpc.AppendResponse(buf, msgs[i].Req.ID, resp)
-	}
-	if batch {
-		buf = append(buf, ']')
-	}
-	*out = buf
-	w.Header()["Content-Type"] = jsonType
-	w.WriteHeader(status)
-	_, _ = w.Write(buf)
-}
 
 var outPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
@@ -193,12 +163,3 @@ func bodyError(err error, limit int64) *jsonrpc.Error {
 // ForwardedHeader names the partner provider that answered a call of the
 // request, when failover forwarding did (SPEC.md, "Failover forwarding").
 const ForwardedHeader = "X-Nodegate-Forwarded-To"
-
-func markForwarded(w http.ResponseWriter, calls []*pipeline.Call) {
-	for _, c := range calls {
-		if c.ForwardedTo != "" {
-			w.Header().Set(ForwardedHeader, c.ForwardedTo)
-			return
-		}
-	}
-}

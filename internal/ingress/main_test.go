@@ -21,6 +21,7 @@ import (
 var gw *service.Service
 
 func TestMain(m *testing.M) {
+	runAsClient()
 	dir, err := os.MkdirTemp("", "nodegate-ingress")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

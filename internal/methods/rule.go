@@ -33,6 +33,9 @@ type Rule struct {
 	Validated bool
 	// Limit names the extra limit of SPEC.md ("Limits") the method is under.
 	Limit Limit
+	// Session marks eth_subscribe/eth_unsubscribe: answered by the client's
+	// connection (its subscriptions), never forwarded to a node.
+	Session SessionOp
 }
 
 // Limit is an extra per-method limit, enforced by the pipeline's limit stages.
@@ -43,6 +46,15 @@ const (
 	NoLimit      Limit = iota
 	LimitGetLogs       // parameters, results and duration of eth_getLogs
 	LimitGasCap        // the gas cap of eth_call and eth_estimateGas
+)
+
+// SessionOp is what a session method does to the caller's subscriptions.
+type SessionOp string
+
+// The session operations.
+const (
+	SessionSubscribe   SessionOp = "subscribe"
+	SessionUnsubscribe SessionOp = "unsubscribe"
 )
 
 // Parsed holds a call's decoded params, for later stages that look inside

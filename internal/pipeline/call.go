@@ -20,6 +20,9 @@ type Call struct {
 	Client ClientInfo
 	// ForwardedTo names the partner that answered, when failover did.
 	ForwardedTo string
+	// Session is the caller's connection when it can receive notifications
+	// (WebSocket); nil on HTTP.
+	Session Session
 }
 
 // ClientInfo is what the transport knows about the caller.

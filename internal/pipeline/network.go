@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
@@ -31,6 +32,9 @@ type Network struct {
 	// Head knows the head block's gas limit, for the gas cap (nil: no cap
 	// at the gateway, the node's own applies).
 	Head GasLimiter
+	// Subs serves eth_subscribe for WebSocket clients (nil: the network's
+	// nodes cannot push, and eth_subscribe says so).
+	Subs *subs.Hub
 
 	once sync.Once
 }

@@ -57,7 +57,8 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 	}
 	ing := &ingress.Server{
 		Keys: s.Keys, Router: r, Pipeline: p,
-		Limits: ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch},
+		Limits:    ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch},
+		WebSocket: wsLimits(s.Config),
 	}
 	srv := &http.Server{
 		Handler:           ing.Handler(),
@@ -67,8 +68,15 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 		MaxHeaderBytes:    64 << 10,
 	}
 	s.listeners = append(s.listeners, &listener{network: network, ln: ln, srv: srv, ing: ing})
+	serve := srv.Serve
+	if s.tls != nil {
+		// ServeTLS (not a tls listener) so that HTTP/2 is set up; the
+		// certificate comes from the reloading source.
+		srv.TLSConfig = ingress.ServerTLSConfig(s.tls)
+		serve = func(l net.Listener) error { return srv.ServeTLS(l, "", "") }
+	}
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("http server stopped", "addr", addr, "err", err)
 		}
 	}()
@@ -79,15 +87,15 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 // Addr is the address the main client listener is bound to.
 func (s *Service) Addr() string { return s.listeners[0].ln.Addr().String() }
 
-// URL is the base HTTP URL of the main client listener.
-func (s *Service) URL() string { return "http://" + s.Addr() }
+// URL is the base URL of the main client listener (http:// or https://).
+func (s *Service) URL() string { return s.scheme() + "://" + s.Addr() }
 
 // NetworkURL is the base URL of a network's own listener, or "" when it
 // has none (it is then reached on the main listener by its host names).
 func (s *Service) NetworkURL(network string) string {
 	for _, l := range s.listeners[1:] {
 		if l.network == network {
-			return "http://" + l.ln.Addr().String()
+			return s.scheme() + "://" + l.ln.Addr().String()
 		}
 	}
 	return ""

@@ -64,13 +64,14 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
 		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
 	}
+	n.Subs = s.startSubs(nc)
 	s.watch(n)
 	return n, nil
 }
 
 func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstream.Upstream, error) {
 	if uc.URL != config.EmbeddedURL {
-		u, err := upstream.NewHTTP(uc.URL)
+		u, err := newUpstream(uc.URL)
 		if err != nil {
 			return nil, err
 		}

@@ -11,9 +11,11 @@ import (
 	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/telemetry"
 )
 
@@ -38,6 +40,15 @@ type Service struct {
 	Networks []*pipeline.Network
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
+
+	// SelfSignedPEM and SelfSignedPath hold the generated certificate
+	// (tls.self_signed), for clients to trust.
+	SelfSignedPEM  []byte
+	SelfSignedPath string
+
+	tls     *ingress.CertSource
+	stopTLS func()
+	hubs    []*subs.Hub
 
 	adminListener net.Listener
 	adminHTTP     *http.Server
@@ -65,6 +76,9 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 }
 
 func (s *Service) start(ctx context.Context) error {
+	if err := s.startTLS(ctx); err != nil {
+		return err
+	}
 	for _, nc := range s.Config.EffectiveNetworks() {
 		n, err := s.buildNetwork(ctx, nc)
 		if err != nil {
@@ -85,8 +99,12 @@ func (s *Service) Close(ctx context.Context) error {
 	for _, l := range s.listeners {
 		l.ing.SetReady(false)
 	}
+	s.closeRealtime(ctx)
 	for _, l := range s.listeners {
 		errs = append(errs, l.srv.Shutdown(ctx))
+	}
+	if s.stopTLS != nil {
+		s.stopTLS()
 	}
 	s.closeNetworks()
 	errs = append(errs, s.closeKeys(ctx))
@@ -98,6 +116,11 @@ func (s *Service) closeNetworks() {
 		n.Pool.Close()
 		if n.Partners != nil {
 			n.Partners.Close()
+		}
+		for _, m := range n.Pool.Members() {
+			if c, ok := m.Upstream.(interface{ Close() }); ok {
+				c.Close() // ws(s):// upstreams hold a connection
+			}
 		}
 	}
 	if s.Node != nil {

@@ -1,0 +1,124 @@
+package ingress
+
+// WebSocket library: github.com/gorilla/websocket. go-ethereum's rpc package
+// already depends on it (so it adds nothing to the build), it is mature and
+// RFC 6455 complete, and it lets nodegate keep idle connections small: a
+// caller-sized read buffer, pooled write buffers (nothing held between
+// messages), concurrent-safe WriteControl for pings and close frames, and a
+// read limit that answers 1009 by itself.
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// wsRegistry holds the open connections, for shutdown and figures.
+type wsRegistry struct {
+	upgrader websocket.Upgrader
+	mu       sync.Mutex
+	conns    map[*wsConn]struct{}
+	open     atomic.Int64
+	closing  bool
+}
+
+func (s *Server) initWebSocket() {
+	s.WebSocket = s.WebSocket.withDefaults()
+	s.ws.conns = make(map[*wsConn]struct{})
+	s.ws.upgrader = websocket.Upgrader{
+		HandshakeTimeout: 10 * time.Second,
+		ReadBufferSize:   s.WebSocket.ReadBufferBytes,
+		WriteBufferSize:  s.WebSocket.WriteBufferBytes,
+		WriteBufferPool:  &sync.Pool{},
+		// Origins are a key setting (allowlists), decided like on HTTP, not
+		// by the handshake.
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+}
+
+// websocket upgrades GET /ws/v3/<key>. The key is checked before the
+// upgrade, so a bad key gets the same 401/403 answer as on HTTP.
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+	network, routeErr := s.Router.Route(r.Host)
+	if routeErr != nil {
+		writeError(w, routeErr)
+		return
+	}
+	key, bypass, authErr := authenticate(s.Keys, r, wsPrefix)
+	if authErr != nil {
+		writeError(w, authErr)
+		return
+	}
+	if !websocket.IsWebSocketUpgrade(r) {
+		w.Header().Set("Upgrade", "websocket")
+		writeError(w, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "websocket upgrade required: connect with a WebSocket client", Status: http.StatusUpgradeRequired})
+		return
+	}
+	s.ws.mu.Lock()
+	closing := s.ws.closing
+	s.ws.mu.Unlock()
+	if closing {
+		writeError(w, jsonrpc.ErrUpstreamUnavailable())
+		return
+	}
+	conn, err := s.ws.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered the HTTP error
+	}
+	info := pipeline.ClientInfo{Transport: "ws", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
+	c := newWSConn(s, conn, network, key, info)
+	if !s.ws.add(c) {
+		c.closeWith(websocket.CloseGoingAway, "server shutting down")
+		return
+	}
+	// The handler returns at once: the HTTP server's goroutine and buffers
+	// go, and the connection keeps one reading goroutine of its own.
+	go c.readLoop()
+}
+
+func (reg *wsRegistry) add(c *wsConn) bool {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.closing {
+		return false
+	}
+	reg.conns[c] = struct{}{}
+	reg.open.Add(1)
+	return true
+}
+
+func (reg *wsRegistry) remove(c *wsConn) {
+	reg.mu.Lock()
+	if _, ok := reg.conns[c]; ok {
+		delete(reg.conns, c)
+		reg.open.Add(-1)
+	}
+	reg.mu.Unlock()
+}
+
+// OpenWebSockets is the number of open WebSocket connections.
+func (s *Server) OpenWebSockets() int { return int(s.ws.open.Load()) }
+
+// CloseWebSockets refuses new connections and closes the open ones with
+// 1001 (going away); calls in flight are cancelled.
+func (s *Server) CloseWebSockets(ctx context.Context) {
+	s.ws.mu.Lock()
+	s.ws.closing = true
+	conns := make([]*wsConn, 0, len(s.ws.conns))
+	for c := range s.ws.conns {
+		conns = append(conns, c)
+	}
+	s.ws.mu.Unlock()
+	for _, c := range conns {
+		c.closeWith(websocket.CloseGoingAway, "server shutting down")
+	}
+	for s.OpenWebSockets() > 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+}

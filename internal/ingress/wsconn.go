@@ -1,0 +1,257 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/subs"
+)
+
+// Close codes nodegate sends (RFC 6455, section 7.4.1).
+const (
+	closeSlowReader = websocket.ClosePolicyViolation // 1008: send queue full
+)
+
+// wsConn is one client WebSocket. It has one goroutine of its own (the
+// reader); each message is answered on a goroutine that lives as long as the
+// call, and a writer goroutine exists only while something is queued.
+type wsConn struct {
+	s       *Server
+	ws      *websocket.Conn
+	network *pipeline.Network
+	key     *keys.Key
+	info pipeline.ClientInfo
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	inflight     atomic.Int32
+	dead         atomic.Bool   // closing: messages are read and dropped
+	slots        chan struct{} // one per message being answered (MaxInFlight)
+	lastActivity atomic.Int64  // unix nanoseconds of the last client message
+	ping         *time.Timer
+
+	mu      sync.Mutex
+	queue   []*[]byte
+	queued  int
+	writing bool
+	closed  bool
+	subs    *subs.Client
+
+	closeOnce sync.Once
+}
+
+func newWSConn(s *Server, conn *websocket.Conn, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo) *wsConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &wsConn{s: s, ws: conn, network: network, key: key, info: info, ctx: ctx, cancel: cancel, slots: make(chan struct{}, s.WebSocket.MaxInFlight)}
+	c.lastActivity.Store(time.Now().UnixNano())
+	conn.SetReadLimit(s.WebSocket.MaxMessageBytes)
+	conn.SetPongHandler(func(string) error { c.extendDeadline(); return nil })
+	c.ping = time.AfterFunc(s.WebSocket.PingInterval, c.tick)
+	return c
+}
+
+var msgPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func getBuf() *[]byte { return msgPool.Get().(*[]byte) }
+
+// putBuf recycles a buffer, but not a huge one: one large answer must not
+// pin its memory for ever.
+func putBuf(b *[]byte) {
+	if cap(*b) <= 64<<10 {
+		*b = (*b)[:0]
+		msgPool.Put(b)
+	}
+}
+
+func (c *wsConn) extendDeadline() {
+	if c.dead.Load() {
+		return // the closing handshake's deadline stands
+	}
+	l := &c.s.WebSocket
+	_ = c.ws.SetReadDeadline(time.Now().Add(l.PingInterval + l.PongTimeout))
+}
+
+// readLoop reads messages until the connection ends. Text and binary
+// messages are both read as JSON, as go-ethereum does.
+func (c *wsConn) readLoop() {
+	defer c.shutdown()
+	for {
+		c.extendDeadline()
+		_, rd, err := c.ws.NextReader()
+		if err != nil {
+			return
+		}
+		c.lastActivity.Store(time.Now().UnixNano())
+		bp := getBuf()
+		body, err := readLimited(rd, (*bp)[:0], c.s.WebSocket.MaxMessageBytes)
+		*bp = body
+		if err != nil {
+			putBuf(bp)
+			return // over the limit: gorilla has sent 1009; or the connection broke
+		}
+		if c.dead.Load() {
+			putBuf(bp) // closing: drain what the client still sends, answer nothing
+			continue
+		}
+		// At MaxInFlight the reader waits for a call to finish before it
+		// reads on: the client is slowed by TCP, nothing piles up here.
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.ctx.Done():
+			putBuf(bp)
+			return
+		}
+		c.inflight.Add(1)
+		go c.handle(bp)
+	}
+}
+
+// handle answers one message through the same path as HTTP.
+func (c *wsConn) handle(bp *[]byte) {
+	defer func() {
+		c.inflight.Add(-1)
+		<-c.slots
+	}()
+	var held heldIDs
+	ctx := context.WithValue(c.ctx, heldKey{}, &held)
+	out := getBuf()
+	*out, _, _ = c.s.serveBody(ctx, (*out)[:0], *bp, c.network, c.key, c.info, c)
+	putBuf(bp)
+	c.enqueue(out)
+	held.release(c)
+}
+
+// enqueue hands b to the writer. A client whose queue is over the limit is
+// closed with 1008 rather than buffered without bound; one message larger
+// than the limit still goes when the queue is empty.
+func (c *wsConn) enqueue(b *[]byte) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		putBuf(b)
+		return
+	}
+	if c.queued > 0 && c.queued+len(*b) > c.s.WebSocket.SendQueueBytes {
+		// Drop everything now; the close (which may wait on the socket)
+		// runs apart, since Notify is called under the hub's locks.
+		c.closed = true
+		c.dead.Store(true)
+		for _, q := range c.queue {
+			putBuf(q)
+		}
+		c.queue, c.queued = nil, 0
+		c.mu.Unlock()
+		putBuf(b)
+		go c.closeWith(closeSlowReader, fmt.Sprintf("slow reader: more than %d bytes waiting", c.s.WebSocket.SendQueueBytes))
+		return
+	}
+	c.queue = append(c.queue, b)
+	c.queued += len(*b)
+	start := !c.writing
+	c.writing = true
+	c.mu.Unlock()
+	if start {
+		go c.writeLoop()
+	}
+}
+
+// writeLoop writes queued messages in order and ends when the queue is empty.
+func (c *wsConn) writeLoop() {
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 || c.closed {
+			c.writing = false
+			c.queue = nil // an idle connection keeps no queue memory
+			c.mu.Unlock()
+			return
+		}
+		b := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.queued -= len(*b)
+		c.mu.Unlock()
+		_ = c.ws.SetWriteDeadline(time.Now().Add(c.s.WebSocket.WriteTimeout))
+		err := c.ws.WriteMessage(websocket.TextMessage, *b)
+		putBuf(b)
+		if err != nil {
+			c.closeWith(websocket.CloseAbnormalClosure, "")
+			return
+		}
+	}
+}
+
+// tick pings the client, and closes a connection idle for too long.
+func (c *wsConn) tick() {
+	l := &c.s.WebSocket
+	idle := time.Since(time.Unix(0, c.lastActivity.Load()))
+	if idle > l.IdleTimeout && c.inflight.Load() == 0 && c.subscriptions() == 0 {
+		c.closeWith(websocket.CloseNormalClosure, "idle timeout")
+		return
+	}
+	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(l.WriteTimeout)); err != nil {
+		c.closeWith(websocket.CloseAbnormalClosure, "")
+		return
+	}
+	c.mu.Lock()
+	if !c.closed {
+		c.ping.Reset(l.PingInterval)
+	}
+	c.mu.Unlock()
+}
+
+// closeWith starts the closing handshake: drop what is queued, send a
+// close frame (1006 is never sent: it closes at once), and give the client
+// a grace period to answer it while the reader drains its input, so that
+// the close frame is not lost to a TCP reset. The reader's exit closes
+// the socket.
+func (c *wsConn) closeWith(code int, reason string) {
+	c.closeOnce.Do(func() {
+		c.dead.Store(true)
+		c.mu.Lock()
+		c.closed = true
+		for _, b := range c.queue {
+			putBuf(b)
+		}
+		c.queue, c.queued = nil, 0
+		c.mu.Unlock()
+		if code == websocket.CloseAbnormalClosure {
+			_ = c.ws.Close()
+			return
+		}
+		// Waits for a message being written to finish (a slow reader that
+		// does read gets its close code), at most WriteTimeout.
+		grace := c.s.WebSocket.WriteTimeout
+		msg := websocket.FormatCloseMessage(code, reason)
+		if err := c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(grace)); err != nil {
+			_ = c.ws.Close()
+			return
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(grace))
+	})
+}
+
+// shutdown runs when the reader stops: cancel calls in flight, end the
+// subscriptions, release the connection.
+func (c *wsConn) shutdown() {
+	c.ping.Stop()
+	c.cancel()
+	c.closeWith(websocket.CloseAbnormalClosure, "")
+	_ = c.ws.Close()
+	c.mu.Lock()
+	cl := c.subs
+	c.mu.Unlock()
+	if cl != nil {
+		cl.Close()
+	}
+	c.s.ws.remove(c)
+}
+
+var errClosed = errors.New("connection closed")

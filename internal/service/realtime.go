@@ -1,0 +1,86 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/subs"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+// wsUpstreamURL reports whether the configured upstream is a ws(s):// node.
+func wsUpstreamURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "ws" || u.Scheme == "wss")
+}
+
+// newUpstream makes the client for a configured node URL.
+func newUpstream(raw string) (upstream.Upstream, error) {
+	if wsUpstreamURL(raw) {
+		return upstream.NewWS(raw, upstream.WSOptions{})
+	}
+	return upstream.NewHTTP(raw)
+}
+
+// startSubs makes a network's subscription hub over the nodes that can
+// push: the embedded node in process, or ws(s):// upstreams. A network of
+// HTTP-only upstreams has none, and eth_subscribe says so.
+func (s *Service) startSubs(nc config.Network) *subs.Hub {
+	var sources []subs.Source
+	for _, uc := range nc.Upstreams {
+		switch {
+		case uc.URL == config.EmbeddedURL && nc.Family != "starknet" && s.Node != nil:
+			sources = append(sources, subs.InProc("embedded", s.Node.Server()))
+		case wsUpstreamURL(uc.URL):
+			u, _ := url.Parse(uc.URL)
+			sources = append(sources, subs.WebSocket(u.Scheme+"://"+u.Host, uc.URL))
+		}
+	}
+	if len(sources) == 0 {
+		return nil
+	}
+	h := subs.NewHub(subs.Options{}, sources...)
+	s.hubs = append(s.hubs, h)
+	return h
+}
+
+// wsLimits maps the config onto the ingress limits; a message may be as
+// large as an HTTP body unless configured otherwise.
+func wsLimits(cfg config.Config) ingress.WSLimits {
+	w := cfg.WebSocket
+	if w.MaxMessageBytes == 0 {
+		w.MaxMessageBytes = cfg.Limits.MaxBodyBytes
+	}
+	return ingress.WSLimits{
+		MaxMessageBytes: w.MaxMessageBytes, MaxInFlight: w.MaxInFlight, MaxSubscriptions: w.MaxSubscriptions,
+		SendQueueBytes: w.SendQueueBytes, PingInterval: w.PingInterval, PongTimeout: w.PongTimeout,
+		IdleTimeout: w.IdleTimeout, WriteTimeout: w.WriteTimeout,
+		ReadBufferBytes: w.ReadBufferBytes, WriteBufferBytes: w.WriteBufferBytes,
+	}
+}
+
+// closeRealtime closes the WebSocket clients and the subscription hubs.
+func (s *Service) closeRealtime(ctx context.Context) {
+	for _, l := range s.listeners {
+		l.ing.CloseWebSockets(ctx)
+	}
+	for _, h := range s.hubs {
+		h.Close()
+	}
+}
+
+// WSURL is the base WebSocket URL of the client listener (ws:// or wss://).
+func (s *Service) WSURL() string {
+	if s.tls != nil {
+		return "wss://" + s.Addr()
+	}
+	return "ws://" + s.Addr()
+}
+
+// Ingress is the client-facing server (for figures such as open WebSockets).
+func (s *Service) Ingress() *ingress.Server { return s.listeners[0].ing }
+
+func errTLS(err error) error { return fmt.Errorf("tls: %w", err) }

@@ -1,0 +1,180 @@
+package subs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Notifier receives a client's notifications. Notify must not block: the
+// transport queues the message (and closes a client that falls too far behind).
+type Notifier interface {
+	Notify(subID string, result json.RawMessage)
+}
+
+// Client is one client connection's set of subscriptions.
+type Client struct {
+	hub *Hub
+	n   Notifier
+	max int
+
+	mu     sync.Mutex
+	subs   map[string]*subscription
+	closed bool
+}
+
+type subscription struct {
+	id     string
+	client *Client
+	stream *stream
+	// held: the eth_subscribe answer is not on the wire yet; notifications
+	// wait in pending so the client never sees one before the id.
+	held    bool
+	pending []json.RawMessage
+	gone    bool
+}
+
+// NewClient makes the subscription set of one connection, allowed at most
+// maxSubs subscriptions at once.
+func (h *Hub) NewClient(n Notifier, maxSubs int) *Client {
+	return &Client{hub: h, n: n, max: maxSubs, subs: make(map[string]*subscription)}
+}
+
+// ErrSubscriptionNotFound is go-ethereum's answer to an unknown id.
+func ErrSubscriptionNotFound() *jsonrpc.Error {
+	return jsonrpc.NewError(-32000, "subscription not found")
+}
+
+// Subscribe starts a subscription and returns its id. The subscription is
+// held: its notifications are kept until Release(id), which the transport
+// calls once the answer carrying the id has been queued.
+func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string, *jsonrpc.Error) {
+	req, perr := parseSubscribe(params)
+	if perr != nil {
+		return "", perr
+	}
+	sub := &subscription{id: newID(), client: c, held: true}
+	c.mu.Lock()
+	switch {
+	case c.closed:
+		c.mu.Unlock()
+		return "", jsonrpc.ErrInternal("connection closed")
+	case len(c.subs) >= c.max:
+		c.mu.Unlock()
+		return "", jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many subscriptions on this connection (limit %d)", c.max))
+	}
+	c.subs[sub.id] = sub
+	c.mu.Unlock()
+	st, err := c.hub.join(ctx, req, sub)
+	c.mu.Lock()
+	if err != nil {
+		delete(c.subs, sub.id)
+		c.mu.Unlock()
+		return "", err
+	}
+	sub.stream = st
+	if c.closed { // closed while joining: Close could not see the stream
+		c.mu.Unlock()
+		c.hub.leave(st, sub)
+		return "", jsonrpc.ErrInternal("connection closed")
+	}
+	c.mu.Unlock()
+	return sub.id, nil
+}
+
+// Release lets a held subscription's notifications flow, oldest first.
+func (c *Client) Release(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sub := c.subs[id]
+	if sub == nil || !sub.held {
+		return
+	}
+	sub.held = false
+	for _, raw := range sub.pending {
+		c.n.Notify(sub.id, raw)
+	}
+	sub.pending = nil
+}
+
+// Unsubscribe ends the subscription with the given id.
+func (c *Client) Unsubscribe(id string) *jsonrpc.Error {
+	c.mu.Lock()
+	sub := c.subs[id]
+	if sub == nil || sub.stream == nil {
+		c.mu.Unlock()
+		return ErrSubscriptionNotFound()
+	}
+	delete(c.subs, id)
+	sub.gone = true
+	c.mu.Unlock()
+	c.hub.leave(sub.stream, sub)
+	return nil
+}
+
+// UnsubscribeParams is Unsubscribe for raw eth_unsubscribe params; it
+// answers true, as go-ethereum does.
+func (c *Client) UnsubscribeParams(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	id, err := parseUnsubscribe(params)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Unsubscribe(id); err != nil {
+		return nil, err
+	}
+	return json.RawMessage("true"), nil
+}
+
+// Len is the number of live subscriptions.
+func (c *Client) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.subs)
+}
+
+// Close ends every subscription of the connection.
+func (c *Client) Close() {
+	c.mu.Lock()
+	c.closed = true
+	subs := c.subs
+	c.subs = make(map[string]*subscription)
+	for _, s := range subs {
+		s.gone = true
+	}
+	c.mu.Unlock()
+	for _, s := range subs {
+		if s.stream != nil {
+			c.hub.leave(s.stream, s)
+		}
+	}
+}
+
+// deliver is called by a stream, under the stream's lock.
+func (c *Client) deliver(sub *subscription, raw json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case sub.gone:
+	case sub.held:
+		if len(sub.pending) < c.hub.opts.MaxHeld {
+			sub.pending = append(sub.pending, raw)
+		} else {
+			slog.Warn("subscription: notification dropped while the subscribe answer was pending", "limit", c.hub.opts.MaxHeld)
+		}
+	default:
+		c.n.Notify(sub.id, raw)
+	}
+}
+
+// newID makes a subscription id in go-ethereum's shape: 0x + 32 hex digits.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return "0x" + hex.EncodeToString(b[:])
+}

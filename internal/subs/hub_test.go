@@ -1,0 +1,217 @@
+package subs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/evmnode"
+)
+
+func startNode(t *testing.T) *evmnode.Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := evmnode.Start(ctx, evmnode.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	return n
+}
+
+// recorder is a Notifier that keeps what it receives.
+type recorder struct {
+	mu   sync.Mutex
+	msgs []note
+	got  chan struct{}
+}
+
+type note struct {
+	id  string
+	raw json.RawMessage
+}
+
+func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 1<<16)} }
+
+func (r *recorder) Notify(id string, raw json.RawMessage) {
+	r.mu.Lock()
+	r.msgs = append(r.msgs, note{id, raw})
+	r.mu.Unlock()
+	r.got <- struct{}{}
+}
+
+// heads waits for n notifications and returns their block numbers.
+func (r *recorder) heads(t *testing.T, n int) []uint64 {
+	t.Helper()
+	for range n {
+		select {
+		case <-r.got:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of %d notifications", len(r.msgs), n)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]uint64, 0, len(r.msgs))
+	for _, m := range r.msgs {
+		var h struct{ Number hexutil.Uint64 }
+		if err := json.Unmarshal(m.raw, &h); err != nil {
+			t.Fatalf("head %s: %v", m.raw, err)
+		}
+		out = append(out, uint64(h.Number))
+	}
+	return out
+}
+
+func subscribe(t *testing.T, c *Client, params string) string {
+	t.Helper()
+	id, err := c.Subscribe(context.Background(), json.RawMessage(params))
+	if err != nil {
+		t.Fatalf("subscribe %s: %v", params, err)
+	}
+	c.Release(id)
+	return id
+}
+
+// TestSharedStreams: equal subscriptions share one upstream subscription,
+// different filters get their own, and the last one out ends it.
+func TestSharedStreams(t *testing.T) {
+	n := startNode(t)
+	h := NewHub(Options{}, InProc("embedded", n.Server()))
+	defer h.Close()
+	a, b := h.NewClient(newRecorder(), 10), h.NewClient(newRecorder(), 10)
+	ids := []string{
+		subscribe(t, a, `["newHeads"]`),
+		subscribe(t, b, `["newHeads"]`),
+		subscribe(t, a, `["logs",{"address":"0x00000000000000000000000000000000000000aa"}]`),
+		subscribe(t, b, `["logs",{"address":["0x00000000000000000000000000000000000000AA"]}]`),
+		subscribe(t, b, `["logs",{}]`),
+		subscribe(t, a, `["newPendingTransactions"]`),
+	}
+	if got := h.Streams(); got != 4 {
+		t.Fatalf("%d upstream subscriptions, want 4 (newHeads, one address filter, all logs, pending)", got)
+	}
+	if ids[0] == ids[1] {
+		t.Fatal("two clients got the same subscription id")
+	}
+	if err := a.Unsubscribe(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Unsubscribe(ids[0]); err == nil || err.Code != -32000 {
+		t.Fatalf("second unsubscribe: %v", err)
+	}
+	if got := h.Streams(); got != 4 {
+		t.Fatalf("newHeads still has a subscriber; streams %d", got)
+	}
+	a.Close()
+	b.Close()
+	if got := h.Streams(); got != 0 {
+		t.Fatalf("%d streams left after every client closed", got)
+	}
+}
+
+// TestSubscriptionLimit: a client gets at most its limit.
+func TestSubscriptionLimit(t *testing.T) {
+	n := startNode(t)
+	h := NewHub(Options{}, InProc("embedded", n.Server()))
+	defer h.Close()
+	c := h.NewClient(newRecorder(), 2)
+	subscribe(t, c, `["newHeads"]`)
+	subscribe(t, c, `["newHeads"]`)
+	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`)); err == nil || err.Code != -32005 {
+		t.Fatalf("third subscription: %v", err)
+	}
+}
+
+// TestHeldUntilReleased: nothing reaches a client before its answer is out.
+func TestHeldUntilReleased(t *testing.T) {
+	n := startNode(t)
+	h := NewHub(Options{}, InProc("embedded", n.Server()))
+	defer h.Close()
+	r := newRecorder()
+	c := h.NewClient(r, 10)
+	id, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_ = n.Commit()
+	}
+	time.Sleep(100 * time.Millisecond)
+	r.mu.Lock()
+	early := len(r.msgs)
+	r.mu.Unlock()
+	if early != 0 {
+		t.Fatalf("%d notifications before release", early)
+	}
+	c.Release(id)
+	if got := r.heads(t, 2); got[0] != 1 || got[1] != 2 {
+		t.Fatalf("heads %v after release, want [1 2]", got)
+	}
+}
+
+// TestReconnectFillsGap: the upstream connection drops while blocks are
+// produced; the hub re-subscribes, the client's id stays, and every block
+// number arrives once, in order.
+func TestReconnectFillsGap(t *testing.T) {
+	n := startNode(t)
+	h := NewHub(Options{}, InProc("embedded", n.Server()))
+	defer h.Close()
+	r := newRecorder()
+	c := h.NewClient(r, 10)
+	id := subscribe(t, c, `["newHeads"]`)
+	for range 3 {
+		_ = n.Commit()
+	}
+	r.heads(t, 3)
+	for round := range 3 {
+		h.connMu.Lock()
+		old := h.cur
+		h.connMu.Unlock()
+		old.Close() // the upstream connection drops...
+		for range 4 {
+			_ = n.Commit() // ...while blocks are produced
+		}
+		r.heads(t, 4)
+		h.connMu.Lock()
+		if h.cur == old {
+			t.Fatalf("round %d: not reconnected", round)
+		}
+		h.connMu.Unlock()
+	}
+	got := r.heads(t, 0)
+	for i, num := range got {
+		if num != uint64(i+1) {
+			t.Fatalf("heads %v: want 1..%d, each once", got, len(got))
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range r.msgs {
+		if m.id != id {
+			t.Fatalf("notification under id %s, want %s", m.id, id)
+		}
+	}
+	if len(got) != 15 {
+		t.Fatalf("%d heads, want 15", len(got))
+	}
+}
+
+// TestSourceRotation: a source that cannot be reached is skipped for the next.
+func TestSourceRotation(t *testing.T) {
+	n := startNode(t)
+	dead := Source{Name: "dead", Dial: func(context.Context) (*rpc.Client, error) { return nil, errors.New("connection refused") }}
+	h := NewHub(Options{MaxBackoff: 50 * time.Millisecond}, dead, InProc("embedded", n.Server()))
+	defer h.Close()
+	c := h.NewClient(newRecorder(), 10)
+	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`)); err == nil {
+		t.Fatal("first source is dead: want an error for this call")
+	}
+	subscribe(t, c, `["newHeads"]`) // the next call is on the live source
+}

@@ -1,0 +1,99 @@
+package subs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// The stream kinds nodegate serves.
+const (
+	KindNewHeads   = "newHeads"
+	KindLogs       = "logs"
+	KindPendingTxs = "newPendingTransactions"
+)
+
+// request is a checked eth_subscribe: its stream key and the arguments to
+// send upstream.
+type request struct {
+	kind string
+	key  string
+	args []any
+}
+
+// parseSubscribe checks eth_subscribe params the way go-ethereum does and
+// returns the stream they name. Equal filters spelled differently (address
+// case, a single address or a one-element list) share one stream.
+func parseSubscribe(params json.RawMessage) (request, *jsonrpc.Error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(params, &raw); err != nil {
+		return request{}, jsonrpc.ErrInvalidParams("invalid argument: params must be an array")
+	}
+	if len(raw) == 0 {
+		return request{}, jsonrpc.ErrInvalidParams("subscription name missing")
+	}
+	var kind string
+	if err := json.Unmarshal(raw[0], &kind); err != nil {
+		return request{}, jsonrpc.ErrInvalidParams("invalid subscription name: want a string")
+	}
+	rest := raw[1:]
+	switch kind {
+	case KindNewHeads:
+		if len(rest) > 0 {
+			return request{}, jsonrpc.ErrInvalidParams("too many arguments, want at most 1")
+		}
+		return request{kind: kind, key: kind, args: []any{kind}}, nil
+	case KindLogs:
+		return parseLogs(rest)
+	case KindPendingTxs:
+		return parsePending(rest)
+	}
+	return request{}, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, fmt.Sprintf("no %q subscription in eth namespace", kind))
+}
+
+func parseLogs(rest []json.RawMessage) (request, *jsonrpc.Error) {
+	if len(rest) > 1 {
+		return request{}, jsonrpc.ErrInvalidParams("too many arguments, want at most 2")
+	}
+	filter := json.RawMessage(`{}`)
+	if len(rest) == 1 && !bytes.Equal(bytes.TrimSpace(rest[0]), []byte("null")) {
+		filter = rest[0]
+	}
+	var crit filters.FilterCriteria
+	if err := json.Unmarshal(filter, &crit); err != nil {
+		return request{}, jsonrpc.ErrInvalidParams("invalid argument 1: " + err.Error())
+	}
+	canon, err := json.Marshal(crit)
+	if err != nil {
+		return request{}, jsonrpc.ErrInvalidParams("invalid argument 1: " + err.Error())
+	}
+	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), args: []any{KindLogs, filter}}, nil
+}
+
+func parsePending(rest []json.RawMessage) (request, *jsonrpc.Error) {
+	if len(rest) > 1 {
+		return request{}, jsonrpc.ErrInvalidParams("too many arguments, want at most 2")
+	}
+	full := false
+	if len(rest) == 1 && !bytes.Equal(bytes.TrimSpace(rest[0]), []byte("null")) {
+		if err := json.Unmarshal(rest[0], &full); err != nil {
+			return request{}, jsonrpc.ErrInvalidParams("invalid argument 1: want a boolean (full transactions)")
+		}
+	}
+	if full {
+		return request{kind: KindPendingTxs, key: KindPendingTxs + "|full", args: []any{KindPendingTxs, true}}, nil
+	}
+	return request{kind: KindPendingTxs, key: KindPendingTxs, args: []any{KindPendingTxs}}, nil
+}
+
+// parseUnsubscribe reads the id of eth_unsubscribe.
+func parseUnsubscribe(params json.RawMessage) (string, *jsonrpc.Error) {
+	var ids []string
+	if err := json.Unmarshal(params, &ids); err != nil || len(ids) != 1 {
+		return "", jsonrpc.ErrInvalidParams("invalid argument 0: want one subscription id")
+	}
+	return ids[0], nil
+}

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/nodegate/nodegate/internal/pipeline"
-	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -20,11 +19,9 @@ type Server struct {
 	Router   *Router
 	Pipeline *pipeline.Pipeline
 	Limits   Limits
-	// WebSocket bounds /ws/v3/<key> connections; Subs serves their
-	// subscriptions (nil: eth_subscribe answers that notifications are
-	// not available on this network).
+	// WebSocket bounds /ws/v3/<key> connections. Their subscriptions are
+	// served by each network's hub (pipeline.Network.Subs).
 	WebSocket WSLimits
-	Subs      *subs.Hub
 	ready     atomic.Bool
 	ws        wsRegistry
 }

@@ -21,8 +21,7 @@ import (
 // "team", so plan overrides for "team" apply to every call.
 func gateway(t testing.TB, upstreamURL string, tune func(*config.Config)) string {
 	t.Helper()
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := config.Ephemeral(t.TempDir())
 	cfg.Upstream = upstreamURL
 	if tune != nil {
 		tune(&cfg)

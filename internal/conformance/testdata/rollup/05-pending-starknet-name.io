@@ -1,0 +1,3 @@
+// Starknet's own name gives the node's objects
+>> {"jsonrpc":"2.0","id":5,"method":"starknet_pendingTransactions","params":[]}
+<< {"jsonrpc":"2.0","id":5,"result":[{"type":"INVOKE","transaction_hash":"0x541c07fe2853ad052701d19a2fc64648e0fb78a57d4cff0cea43e7cb8bab06b","max_fee":"0x1a9a4bdc14000","version":"0x1","signature":["0x5e817845ba6681fe39a14ac3b1749dbc98374ce9e4361cc7381bc82c1dedcf3","0x5439b1cb55171f22659fa3be441ce37be92f61167db9718c2ec43901350021"],"nonce":"0x1d","sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":["0x1","0x76503062d78f4481be03c9145022d6a4a71ec0719aa07756f79a2384dc7ef16","0x2f0b3c5710379609eb5495f1ecd348cb28167711b73609fe565a72734550354","0x0","0x1","0x1","0x1a869e20ba"]}]}

@@ -27,7 +27,7 @@ type wsConn struct {
 	ws      *websocket.Conn
 	network *pipeline.Network
 	key     *keys.Key
-	info pipeline.ClientInfo
+	info    pipeline.ClientInfo
 
 	ctx    context.Context
 	cancel context.CancelFunc

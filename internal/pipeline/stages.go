@@ -11,6 +11,6 @@ func order() []Stage {
 		// limits
 		getLogsLimits, // eth_getLogs: -32005 over the parameter, result or duration limit
 		gasCap,        // eth_call/eth_estimateGas: gas lowered to the cap
-		sessionStage, // eth_subscribe/eth_unsubscribe answered by the caller's connection (session.go)
+		sessionStage,  // eth_subscribe/eth_unsubscribe answered by the caller's connection (session.go)
 	}
 }

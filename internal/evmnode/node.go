@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net"
 	"strconv"
 	"time"
@@ -26,6 +27,7 @@ type Node struct {
 	stack    *node.Node
 	eth      *eth.Ethereum
 	beacon   *catalyst.SimulatedBeacon
+	seal     sealer
 	server   *rpc.Server
 	accounts []Account
 	chainID  uint64
@@ -110,6 +112,11 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	// gateway's: the factor times the head block's gas limit.
 	ec.Miner.GasCeil = genesis.GasLimit
 	ec.EnablePreimageRecording = cfg.ChainDir == ""
+	if cfg.ChainDir == "" {
+		// As go-ethereum's --dev: any tip of at least 1 wei is mined, so a
+		// dev transaction never sits in the pool for want of a tip.
+		ec.Miner.GasPrice = big.NewInt(1)
+	}
 	backend, err := eth.New(n.stack, &ec)
 	if err != nil {
 		return fmt.Errorf("create eth service: %w", err)
@@ -140,12 +147,10 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 		return fmt.Errorf("start node: %w", err)
 	}
 	if n.beacon != nil {
-		if err := n.beacon.Start(); err != nil {
-			return fmt.Errorf("start dev block producer: %w", err)
-		}
+		n.startSealing(cfg.BlockTime)
 		// A first, empty block starts go-ethereum's transaction indexer, so
 		// that unknown hashes answer null rather than "indexing is in progress".
-		n.beacon.Commit()
+		_ = n.Commit()
 		if err := n.waitIndexed(ctx); err != nil {
 			return err
 		}
@@ -158,15 +163,14 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	return nil
 }
 
-// newBeacon creates the dev chain's block producer. It must run before the
-// node starts: registering its API is what starts sealing a block per
-// transaction when the period is 0 (without it, no block is ever sealed).
-func (n *Node) newBeacon(period time.Duration) error {
-	beacon, err := catalyst.NewSimulatedBeacon(uint64(period/time.Second), common.Address{}, n.eth)
+// newBeacon creates the dev chain's block producer. nodegate drives it
+// itself (seal.go) rather than through go-ethereum's own loops, so that
+// every seal, timed, per transaction or asked for, runs one at a time.
+func (n *Node) newBeacon(time.Duration) error {
+	beacon, err := catalyst.NewSimulatedBeacon(0, common.Address{}, n.eth)
 	if err != nil {
 		return fmt.Errorf("create dev block producer: %w", err)
 	}
-	catalyst.RegisterSimulatedBeaconAPIs(n.stack, beacon)
 	n.beacon = beacon
 	return nil
 }
@@ -209,19 +213,11 @@ func (n *Node) GasCap() uint64 { return n.gasCap }
 // HTTPEndpoint is the node's own HTTP address ("" when not listening).
 func (n *Node) HTTPEndpoint() string { return n.stack.HTTPEndpoint() }
 
-// Commit seals a block now (dev chain only).
-func (n *Node) Commit() error {
-	if n.beacon == nil {
-		return errors.New("not a dev chain")
-	}
-	n.beacon.Commit()
-	return nil
-}
-
 // Close stops the node.
 func (n *Node) Close() error {
 	var err error
 	if n.beacon != nil {
+		n.stopSealing()
 		err = n.beacon.Stop()
 	}
 	return errors.Join(err, n.stack.Close())

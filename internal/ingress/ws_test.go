@@ -17,9 +17,7 @@ import (
 
 func startGateway(t testing.TB, edit func(*config.Config)) *service.Service {
 	t.Helper()
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
+	cfg := config.Ephemeral(t.TempDir())
 	if edit != nil {
 		edit(&cfg)
 	}

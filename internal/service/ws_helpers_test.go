@@ -23,9 +23,7 @@ import (
 // temp dir) and stops it when the test ends.
 func start(t *testing.T, edit func(*config.Config)) *service.Service {
 	t.Helper()
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
+	cfg := config.Ephemeral(t.TempDir())
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -1,0 +1,104 @@
+package evmnode
+
+import (
+	"context"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+func startDev(t *testing.T, period time.Duration) *Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := Start(ctx, Config{BlockTime: period})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	return n
+}
+
+// transfer sends a signed transfer of 1 wei from dev account i.
+func transfer(t *testing.T, n *Node, i int, nonce uint64) common.Hash {
+	t.Helper()
+	acc := n.Accounts()[i]
+	signer := types.LatestSignerForChainID(new(big.Int).SetUint64(n.ChainID()))
+	tx, err := types.SignNewTx(acc.Key, signer, &types.DynamicFeeTx{
+		ChainID: new(big.Int).SetUint64(n.ChainID()), Nonce: nonce, GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(1e10),
+		Gas: 21000, To: &common.Address{0x42}, Value: big.NewInt(1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Ethereum().TxPool().Add([]*types.Transaction{tx}, true)[0]; err != nil {
+		t.Fatal(err)
+	}
+	return tx.Hash()
+}
+
+func waitMined(t *testing.T, n *Node, h common.Hash) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if found, _, _, _, _ := n.Ethereum().APIBackend.GetCanonicalTransaction(h); found {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("transaction %s not mined within 10s", h)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestDevChainSealsPerTransaction: with block time 0 a transaction is mined
+// without anybody asking for a block.
+func TestDevChainSealsPerTransaction(t *testing.T) {
+	n := startDev(t, 0)
+	if n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() != 1 {
+		t.Fatal("the dev chain starts with one empty block")
+	}
+	waitMined(t, n, transfer(t, n, 0, 0))
+}
+
+// TestDevChainSealsOnPeriod: with a block time, blocks come by themselves.
+func TestDevChainSealsOnPeriod(t *testing.T) {
+	n := startDev(t, 100*time.Millisecond)
+	start := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64()
+	time.Sleep(600 * time.Millisecond)
+	if got := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64(); got < start+2 {
+		t.Fatalf("head %d after 600ms from %d with a 100ms period", got, start)
+	}
+}
+
+// TestCommitWhileSealing: explicit Commits racing with per-transaction
+// sealing neither deadlock nor lose a transaction (go-ethereum's beacon
+// hangs when two seals overlap).
+func TestCommitWhileSealing(t *testing.T) {
+	n := startDev(t, 0)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				_ = n.Commit()
+			}
+		}
+	})
+	var hashes []common.Hash
+	for i := range uint64(20) {
+		hashes = append(hashes, transfer(t, n, 1, i))
+	}
+	for _, h := range hashes {
+		waitMined(t, n, h)
+	}
+	close(done)
+	wg.Wait()
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/nodegate/nodegate/internal/keys"
 	"net"
 	"net/url"
 	"strings"
@@ -124,8 +125,8 @@ func nameOf(rawURL string) string {
 }
 
 func (n *Network) validate(path string, bad func(path, format string, a ...any)) {
-	if n.Name == "" {
-		bad(path+".name", "must not be empty")
+	if !keys.ValidIdentifier(n.Name) {
+		bad(path+".name", "a network name is 1 to 64 lowercase letters, digits, - and _ (keys name networks by it), got %q", n.Name)
 	}
 	switch n.Family {
 	case "", "evm", "starknet":

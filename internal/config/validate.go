@@ -82,7 +82,7 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 		bad("plans", "must define %q (the plan of api_keys and of the generated first key)", keys.PlanTeam)
 	}
 	for name, p := range c.Plans {
-		if !validPlanName(name) {
+		if !keys.ValidIdentifier(name) {
 			bad("plans."+name, "a plan name is 1 to 64 lowercase letters, digits, - and _")
 		}
 		if p.RatePerSecond < 0 {
@@ -100,19 +100,6 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 	if t := c.AdminToken(); t != "" && len(t) < minAdminToken {
 		bad("admin.token", "at least %d characters (from admin.token or $%s)", minAdminToken, AdminTokenEnv)
 	}
-}
-
-func validPlanName(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 func upstreamScheme(s string) bool {

@@ -3,6 +3,7 @@ package keys
 import (
 	"errors"
 	"fmt"
+	"github.com/nodegate/nodegate/internal/methods"
 	"strings"
 	"unicode/utf8"
 )
@@ -40,7 +41,7 @@ func normalizeSecurity(s *Security) error {
 	}
 	var err error
 	if s.Methods, err = normalizeList("allowed methods", s.Methods, func(m string) (string, error) {
-		if !validMethodName(m) {
+		if !methods.ValidName(m) {
 			return "", errors.New("not a JSON-RPC method name (letters, digits and _; at most 128)")
 		}
 		return m, nil
@@ -101,7 +102,7 @@ func normalizeNetworks(in []string) ([]string, error) {
 		return nil, inputErrorf("networks: at most %d entries, got %d", maxNetworks, len(in))
 	}
 	return normalizeList("networks", in, func(n string) (string, error) {
-		if !validNetworkName(n) {
+		if !ValidIdentifier(n) {
 			return "", errors.New("a network name is 1 to 64 lowercase letters, digits, - and _")
 		}
 		return n, nil
@@ -115,20 +116,9 @@ func validateName(n string) error {
 	return nil
 }
 
-func validMethodName(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
-}
-
-func validNetworkName(s string) bool {
+// ValidIdentifier is the shape of plan and network names: 1 to 64
+// lowercase letters, digits, - and _.
+func ValidIdentifier(s string) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
 	}

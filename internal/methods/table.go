@@ -87,7 +87,7 @@ func (t *Table) Lookup(method string) (*Rule, *jsonrpc.Error) {
 		}
 		return r, nil
 	}
-	if !validName(method) || hasPrefix(method, t.refused) || !hasPrefix(method, t.allowed) {
+	if !ValidName(method) || hasPrefix(method, t.refused) || !hasPrefix(method, t.allowed) {
 		return nil, jsonrpc.ErrMethodNotFound(method)
 	}
 	return &Rule{Name: method, Family: t.family, Idempotent: true, Credits: DefaultCredits}, nil
@@ -102,9 +102,9 @@ func hasPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// validName admits the characters of real method names only, so that a
+// ValidName admits the characters of real method names only, so that a
 // forwarded name never needs escaping.
-func validName(s string) bool {
+func ValidName(s string) bool {
 	if len(s) == 0 || len(s) > 128 {
 		return false
 	}

@@ -2,11 +2,12 @@ package config
 
 import (
 	"fmt"
-	"github.com/nodegate/nodegate/internal/keys"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/keys"
 )
 
 // Network is one chain behind nodegate.

@@ -3,9 +3,10 @@ package keys
 import (
 	"errors"
 	"fmt"
-	"github.com/nodegate/nodegate/internal/methods"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nodegate/nodegate/internal/methods"
 )
 
 // InputError is a refused management input (bad plan, bad allowlist

@@ -44,6 +44,11 @@ type Config struct {
 	Plans map[string]Plan `yaml:"plans"`
 	// Admin is the management listener (keys API, metrics).
 	Admin Admin `yaml:"admin"`
+	// RateLimit configures where rate limits are kept (see ratelimit.go).
+	RateLimit RateLimit `yaml:"rate_limit"`
+	// Credits are method costs in credits, over the defaults of the
+	// method table (docs/ratelimit.md).
+	Credits map[string]int `yaml:"credits"`
 }
 
 // Plan is what a key's plan grants (see docs/keys.md).

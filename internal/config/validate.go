@@ -60,6 +60,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	c.validateKeys(bad)
+	c.validateRateLimit(bad)
 	return errors.Join(errs...)
 }
 

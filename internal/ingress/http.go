@@ -21,7 +21,19 @@ type Server struct {
 	Router   *Router
 	Pipeline *pipeline.Pipeline
 	Limits   Limits
+	// Metering, when set, spends each request's credits before its calls
+	// run (refusing the whole request with 429) and counts usage.
+	Metering Metering
 	ready    atomic.Bool
+}
+
+// Metering is the rate limits' hook (internal/ratelimit.Meter): Admit is
+// called once per request with the parsed calls, before any is
+// dispatched; Record after they are answered, with the number of batch
+// entries that were not valid requests.
+type Metering interface {
+	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error
+	Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int)
 }
 
 // SetReady marks the service ready (GET /health answers 200 from then on).
@@ -108,7 +120,16 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, network *pip
 		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info}
 		calls = append(calls, c)
 	}
+	if s.Metering != nil {
+		if refused := s.Metering.Admit(ctx, key, network, calls); refused != nil {
+			writeError(w, refused)
+			return
+		}
+	}
 	answers := s.Pipeline.ServeBatch(ctx, calls)
+	if s.Metering != nil {
+		s.Metering.Record(key, network, calls, answers, len(msgs)-len(calls))
+	}
 	markForwarded(w, calls)
 	out := outPool.Get().(*[]byte)
 	defer outPool.Put(out)

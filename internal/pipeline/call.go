@@ -20,6 +20,9 @@ type Call struct {
 	Client ClientInfo
 	// ForwardedTo names the partner that answered, when failover did.
 	ForwardedTo string
+	// Credits is the call's cost, set by the ingress's metering before
+	// the call is dispatched.
+	Credits int64
 }
 
 // ClientInfo is what the transport knows about the caller.

@@ -13,6 +13,7 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/telemetry"
 )
@@ -38,6 +39,11 @@ type Service struct {
 	Networks []*pipeline.Network
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
+	// Limiter, Meter and Usage enforce rate limits and daily credits and
+	// keep usage records (internal/ratelimit).
+	Limiter *ratelimit.Limiter
+	Meter   *ratelimit.Meter
+	Usage   *ratelimit.Usage
 
 	adminListener net.Listener
 	adminHTTP     *http.Server
@@ -65,6 +71,9 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 }
 
 func (s *Service) start(ctx context.Context) error {
+	if err := s.startMetering(); err != nil {
+		return err
+	}
 	for _, nc := range s.Config.EffectiveNetworks() {
 		n, err := s.buildNetwork(ctx, nc)
 		if err != nil {
@@ -89,6 +98,7 @@ func (s *Service) Close(ctx context.Context) error {
 		errs = append(errs, l.srv.Shutdown(ctx))
 	}
 	s.closeNetworks()
+	errs = append(errs, s.closeMetering(ctx))
 	errs = append(errs, s.closeKeys(ctx))
 	return errors.Join(errs...)
 }

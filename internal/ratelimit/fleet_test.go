@@ -41,6 +41,8 @@ func fleetConfig(t *testing.T, redisAddr, prefix string, rate float64, daily int
 	return cfg
 }
 
+// startService starts a replica that is closed when the test ends, unless
+// the test closed it first with closeService.
 func startService(t *testing.T, cfg config.Config) *service.Service {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -53,7 +55,13 @@ func startService(t *testing.T, cfg config.Config) *service.Service {
 	return s
 }
 
+// closed are the services already closed: a service closes once.
+var closed sync.Map
+
 func closeService(s *service.Service) {
+	if _, done := closed.LoadOrStore(s, true); done {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = s.Close(ctx)
@@ -150,7 +158,7 @@ func TestFleetSharesOneBudget(t *testing.T) {
 	var flood, calm tally
 	wgA := load(ctx, t, bases, keyA, 4, 5*time.Millisecond, &flood)
 	wgB := load(ctx, t, bases[:1], keyB, 1, 100*time.Millisecond, &calm) // ≤ 10/s = 50 credits/s
-	time.Sleep(time.Second) // the burst is spent; from here the budget is the rate
+	time.Sleep(time.Second)                                              // the burst is spent; from here the budget is the rate
 	from := time.Now()
 	time.Sleep(10 * time.Second)
 	to := time.Now()

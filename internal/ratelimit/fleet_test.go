@@ -45,6 +45,11 @@ func fleetConfig(t *testing.T, redisAddr, prefix string, rate float64, daily int
 // the test closed it first with closeService.
 func startService(t *testing.T, cfg config.Config) *service.Service {
 	t.Helper()
+	return startBench(t, cfg)
+}
+
+func startBench(t testing.TB, cfg config.Config) *service.Service {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := service.Start(ctx, cfg)

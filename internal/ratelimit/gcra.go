@@ -1,10 +1,13 @@
 package ratelimit
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // bucket is one key's rate state: the generic cell rate algorithm's
 // theoretical arrival time, and a two-window count of offered credits for
-// the current_rps estimate. Times are microseconds. The Redis script keeps
+// the current_rps estimate. Times are nanoseconds. The Redis script keeps
 // the same fields with the same arithmetic (redis.go).
 type bucket struct {
 	tat       int64 // when the key's spent credits will have drained
@@ -15,13 +18,13 @@ type bucket struct {
 	dailyUsed int64
 }
 
-const micro = 1_000_000
+const nano = int64(time.Second)
 
 // offer adds cost to the offered-rate windows and returns the estimate:
 // the previous second weighted by how much of it still lies in the last
 // second, plus the current second.
 func (b *bucket) offer(now, cost int64) float64 {
-	sec := now / micro
+	sec := now / nano
 	switch {
 	case sec == b.winSec:
 		b.winCur += cost
@@ -31,7 +34,7 @@ func (b *bucket) offer(now, cost int64) float64 {
 		b.winPrev, b.winCur = 0, cost
 	}
 	b.winSec = sec
-	frac := float64(now%micro) / micro
+	frac := float64(now%nano) / float64(nano)
 	return float64(b.winPrev)*(1-frac) + float64(b.winCur)
 }
 
@@ -43,9 +46,9 @@ func gcra(tat, now, cost int64, rate float64) (newTAT int64, wait int64, ok bool
 	if tat < now {
 		tat = now
 	}
-	inc := int64(math.Ceil(float64(cost) * micro / rate))
+	inc := int64(math.Round(float64(cost) * float64(nano) / rate))
 	newTAT = tat + inc
-	allow := max(int64(micro), inc)
+	allow := max(int64(nano), inc)
 	if over := newTAT - now - allow; over > 0 {
 		return tat, over, false
 	}

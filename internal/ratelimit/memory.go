@@ -36,7 +36,7 @@ func newMemoryAt(now func() time.Time) *Memory {
 // Take implements Backend.
 func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day int, mode Mode) (Decision, error) {
 	t := m.now()
-	now := t.Sub(m.base).Microseconds()
+	now := int64(t.Sub(m.base))
 	sh := &m.shards[maphash.String(m.seed, key)%uint64(len(m.shards))]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -56,7 +56,7 @@ func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day
 	if mode == Admit && lim.Rate > 0 {
 		tat, wait, ok := gcra(b.tat, now, cost, lim.Rate)
 		if !ok {
-			d.Outcome, d.RetryAfter = RateExceeded, time.Duration(wait)*time.Microsecond
+			d.Outcome, d.RetryAfter = RateExceeded, time.Duration(wait)
 			return d, nil
 		}
 		b.tat = tat

@@ -18,6 +18,10 @@ import (
 //
 // ARGV: cost, rate (credits/s, 0 none), daily (0 none), mode (0 admit,
 // 1 charge), daily key TTL (s).
+// The arrival time is kept as a float (µs with a fraction), so that a
+// cost of a fraction of a microsecond at a high rate is not rounded up;
+// it is written with %.17g because Lua's default number format (%.14g)
+// would drop its last microseconds.
 // Returns {outcome, wait µs, current rate ×1000, daily used}.
 var takeScript = redis.NewScript(`
 local t = redis.call('TIME')
@@ -50,17 +54,17 @@ if daily > 0 and used + cost > daily then
   outcome = 2
 elseif mode == 0 and rate > 0 then
   if tat < now then tat = now end
-  local inc = math.ceil(cost * 1000000 / rate)
+  local inc = cost * 1000000 / rate
   local newtat = tat + inc
   local allow = math.max(1000000, inc)
   if newtat - now - allow > 0 then
     outcome = 1
-    wait = newtat - now - allow
+    wait = math.ceil(newtat - now - allow)
   else
     tat = newtat
   end
 end
-redis.call('HSET', KEYS[1], 't', tat, 'ws', sec, 'wc', wc, 'wp', wp)
+redis.call('HSET', KEYS[1], 't', string.format('%.17g', tat), 'ws', sec, 'wc', wc, 'wp', wp)
 redis.call('PEXPIRE', KEYS[1], math.max(2000, math.ceil((tat - now) / 1000) + 2000))
 if outcome == 0 and cost > 0 then
   used = redis.call('INCRBY', KEYS[2], cost)

@@ -15,6 +15,7 @@ import (
 //	GET    /admin/keys/{id}         show
 //	PATCH  /admin/keys/{id}         update
 //	POST   /admin/keys/{id}/revoke  revoke (DELETE /admin/keys/{id} too)
+//	GET    /admin/keys/{id}/usage   usage records (?days=N, default 7)
 func RegisterKeys(s *Server, m *keys.Manager) {
 	h := keysAPI{m: m}
 	s.HandleFunc("GET /admin/keys", h.list)
@@ -23,6 +24,7 @@ func RegisterKeys(s *Server, m *keys.Manager) {
 	s.HandleFunc("PATCH /admin/keys/{id}", h.update)
 	s.HandleFunc("POST /admin/keys/{id}/revoke", h.revoke)
 	s.HandleFunc("DELETE /admin/keys/{id}", h.revoke)
+	s.HandleFunc("GET /admin/keys/{id}/usage", h.usage)
 }
 
 type keysAPI struct{ m *keys.Manager }

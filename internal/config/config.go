@@ -48,6 +48,11 @@ type Config struct {
 	TLS TLS `yaml:"tls"`
 	// WebSocket bounds /ws/v3/<key> connections (docs/websocket.md).
 	WebSocket WebSocket `yaml:"websocket"`
+	// RateLimit configures where rate limits are kept (see ratelimit.go).
+	RateLimit RateLimit `yaml:"rate_limit"`
+	// Credits are method costs in credits, over the defaults of the
+	// method table (docs/ratelimit.md).
+	Credits map[string]int `yaml:"credits"`
 }
 
 // Plan is what a key's plan grants (see docs/keys.md).

@@ -62,6 +62,7 @@ func (c *Config) Validate() error {
 	c.validateKeys(bad)
 	c.TLS.validate(bad)
 	c.WebSocket.validate(bad)
+	c.validateRateLimit(bad)
 	return errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -22,8 +24,20 @@ type Server struct {
 	// WebSocket bounds /ws/v3/<key> connections. Their subscriptions are
 	// served by each network's hub (pipeline.Network.Subs).
 	WebSocket WSLimits
-	ready     atomic.Bool
-	ws        wsRegistry
+	// Metering, when set, spends each request's credits before its calls
+	// run (refusing the whole request with 429) and counts usage.
+	Metering Metering
+	ready    atomic.Bool
+	ws       wsRegistry
+}
+
+// Metering is the rate limits' hook (internal/ratelimit.Meter): Admit is
+// called once per request with the parsed calls, before any is
+// dispatched; Record after they are answered, with the number of batch
+// entries that were not valid requests.
+type Metering interface {
+	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error
+	Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int)
 }
 
 // SetReady marks the service ready (GET /health answers 200 from then on).

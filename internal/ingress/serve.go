@@ -29,7 +29,15 @@ func (s *Server) serveBody(ctx context.Context, out, body []byte, network *pipel
 		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info, Session: sess}
 		calls = append(calls, c)
 	}
+	if s.Metering != nil {
+		if refused := s.Metering.Admit(ctx, key, network, calls); refused != nil {
+			return jsonrpc.AppendResponse(out, jsonrpc.NullID(), jsonrpc.ErrorResponse(refused)), refused, ""
+		}
+	}
 	answers := s.Pipeline.ServeBatch(ctx, calls)
+	if s.Metering != nil {
+		s.Metering.Record(key, network, calls, answers, len(msgs)-len(calls))
+	}
 	for _, c := range calls {
 		if c.ForwardedTo != "" {
 			forwardedTo = c.ForwardedTo

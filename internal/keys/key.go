@@ -40,10 +40,20 @@ type Key struct {
 
 	hash     Hash
 	security compiledSecurity
+	// rate and daily are the effective limits: the plan's, lowered by the
+	// key's own overrides.
+	rate  float64
+	daily int64
 	// lastUsed is unix seconds, shared by every snapshot's copy of this key
 	// so that a reload never loses a use.
 	lastUsed *atomic.Int64
 }
+
+// RatePerSecond is the key's effective credit rate (0: unlimited).
+func (k *Key) RatePerSecond() float64 { return k.rate }
+
+// DailyCredits is the key's effective daily credit budget (0: unlimited).
+func (k *Key) DailyCredits() int64 { return k.daily }
 
 // Hash is a key's SHA-256.
 type Hash [sha256.Size]byte

@@ -52,6 +52,10 @@ type Patch struct {
 	AllowedContracts         *[]string `json:"allowed_contracts,omitempty"`
 	AllowedOrigins           *[]string `json:"allowed_origins,omitempty"`
 	AllowedUserAgents        *[]string `json:"allowed_user_agents,omitempty"`
+	// RatePerSecond and DailyCredits set the key's own limits (lower than
+	// the plan's to matter); 0 returns the key to its plan's.
+	RatePerSecond *float64 `json:"rate_per_second,omitempty"`
+	DailyCredits  *int64   `json:"daily_credits,omitempty"`
 }
 
 // Updated is a changed key, with the new secret when one was made.
@@ -146,6 +150,9 @@ func (m *Manager) apply(r *Record, p Patch) (secret string, err error) {
 		if r.Networks, err = normalizeNetworks(*p.Networks); err != nil {
 			return "", err
 		}
+	}
+	if err := applyLimits(r, p); err != nil {
+		return "", err
 	}
 	s := r.Security
 	if p.NewSecret && p.ClearSecret {

@@ -26,6 +26,27 @@ var migrations = [][]string{
 		`CREATE TABLE nodegate_meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL)`,
 		`INSERT INTO nodegate_meta (name, value) VALUES ('keys_version', 0)`,
 	},
+	// Usage records (internal/ratelimit): counts per key, UTC day, network
+	// and method, summed in by every replica. Static keys from the config
+	// have records too, so key_id is not a foreign key.
+	2: {
+		`CREATE TABLE nodegate_usage (
+			day                 TEXT NOT NULL,
+			key_id              TEXT NOT NULL,
+			network             TEXT NOT NULL,
+			method              TEXT NOT NULL,
+			requests            BIGINT NOT NULL DEFAULT 0,
+			credits             BIGINT NOT NULL DEFAULT 0,
+			errors_rate_limited BIGINT NOT NULL DEFAULT 0,
+			errors_invalid      BIGINT NOT NULL DEFAULT 0,
+			errors_forbidden    BIGINT NOT NULL DEFAULT 0,
+			errors_limit        BIGINT NOT NULL DEFAULT 0,
+			errors_upstream     BIGINT NOT NULL DEFAULT 0,
+			errors_node         BIGINT NOT NULL DEFAULT 0,
+			PRIMARY KEY (day, key_id, network, method)
+		)`,
+		`CREATE INDEX nodegate_usage_key_day ON nodegate_usage (key_id, day)`,
+	},
 }
 
 // SchemaVersion is the schema this nodegate writes.

@@ -18,6 +18,10 @@ type Record struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at"`
 	Security   Security   `json:"security"`
+	// RatePerSecond and DailyCredits override the plan's limits for this
+	// key; 0 keeps the plan's. The lower of plan and override applies.
+	RatePerSecond float64 `json:"rate_per_second"`
+	DailyCredits  int64   `json:"daily_credits"`
 	// Hash is the key's SHA-256; it identifies the key in lookups.
 	Hash Hash `json:"-"`
 }
@@ -62,6 +66,8 @@ func (r *Record) compile(plan Plan, lastUsed *atomic.Int64) *Key {
 		ID:        r.ID,
 		Name:      r.Name,
 		Plan:      plan,
+		rate:      lowerLimit(plan.RatePerSecond, r.RatePerSecond),
+		daily:     lowerLimit(plan.DailyCredits, r.DailyCredits),
 		Networks:  r.Networks,
 		CreatedAt: r.CreatedAt,
 		hash:      r.Hash,
@@ -79,4 +85,13 @@ func (r *Record) normalize() {
 			*l = []string{}
 		}
 	}
+}
+
+// lowerLimit is the stricter of a plan's limit and a key's override, where
+// 0 means unlimited (plan) or not set (override).
+func lowerLimit[T int64 | float64](plan, override T) T {
+	if override > 0 && (plan <= 0 || override < plan) {
+		return override
+	}
+	return plan
 }

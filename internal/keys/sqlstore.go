@@ -41,6 +41,8 @@ type storedSettings struct {
 	Contracts                []string `json:"contracts,omitempty"`
 	Origins                  []string `json:"origins,omitempty"`
 	UserAgents               []string `json:"user_agents,omitempty"`
+	RatePerSecond            float64  `json:"rate_per_second,omitempty"`
+	DailyCredits             int64    `json:"daily_credits,omitempty"`
 }
 
 const keyColumns = "id, hash, name, plan, networks, status, created_at, last_used_at, settings"
@@ -199,6 +201,8 @@ func recordArgs(r *Record) ([]any, error) {
 		Contracts:                r.Security.Contracts,
 		Origins:                  r.Security.Origins,
 		UserAgents:               r.Security.UserAgents,
+		RatePerSecond:            r.RatePerSecond,
+		DailyCredits:             r.DailyCredits,
 	}
 	if r.Security.SecretHash != nil {
 		st.SecretSHA256 = hex.EncodeToString(r.Security.SecretHash[:])
@@ -241,6 +245,7 @@ func scanRecord(sc scanner) (Record, error) {
 		return r, fmt.Errorf("key %s: corrupt settings in store: %w", r.ID, err)
 	}
 	r.Status = Status(sts)
+	r.RatePerSecond, r.DailyCredits = settings.RatePerSecond, settings.DailyCredits
 	r.CreatedAt = time.UnixMilli(created).UTC()
 	if lastUsed > 0 {
 		t := time.UnixMilli(lastUsed).UTC()

@@ -25,6 +25,10 @@ type Store interface {
 	// RecordUse stores last-used times (unix seconds by id). It does not
 	// bump the change counter: uses are not changes.
 	RecordUse(ctx context.Context, used map[string]int64) error
+	// AddUsage adds usage counts (increments) to the stored records.
+	AddUsage(ctx context.Context, rows []UsageRow) error
+	// Usage returns a key's usage records from day since (YYYY-MM-DD) on.
+	Usage(ctx context.Context, keyID, since string) ([]UsageRow, error)
 	// Describe names the store for messages, without credentials.
 	Describe() string
 	Close() error

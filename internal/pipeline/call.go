@@ -23,6 +23,9 @@ type Call struct {
 	// Session is the caller's connection when it can receive notifications
 	// (WebSocket); nil on HTTP.
 	Session Session
+	// Credits is the call's cost, set by the ingress's metering before
+	// the call is dispatched.
+	Credits int64
 }
 
 // ClientInfo is what the transport knows about the caller.

@@ -56,7 +56,7 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	ing := &ingress.Server{
-		Keys: s.Keys, Router: r, Pipeline: p,
+		Keys: s.Keys, Router: r, Pipeline: p, Metering: s.metering(),
 		Limits:    ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch},
 		WebSocket: wsLimits(s.Config),
 	}

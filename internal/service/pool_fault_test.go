@@ -179,6 +179,10 @@ func TestPoolFaults(t *testing.T) {
 	cfg.Admin.Listen = "127.0.0.1:0"
 	teamKey, coreKey := strings.Repeat("ab", 16), ""
 	cfg.APIKeys = []string{teamKey}
+	// The load is far above the plans' rates: this test is about the pool,
+	// so rate and daily limits are lifted (plan tiers still decide failover).
+	cfg.Plans[keys.PlanCore] = config.Plan{}
+	cfg.Plans[keys.PlanTeam] = config.Plan{Failover: true}
 	cfg.Networks = []config.Network{{
 		Name: "mainnet", Family: "evm",
 		Upstreams: []config.Upstream{{Name: "a", URL: a.url()}, {Name: "b", URL: b.url()}, {Name: "c-lagging", URL: c.url()}},

@@ -14,6 +14,7 @@ import (
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/telemetry"
@@ -40,6 +41,11 @@ type Service struct {
 	Networks []*pipeline.Network
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
+	// Limiter, Meter and Usage enforce rate limits and daily credits and
+	// keep usage records (internal/ratelimit).
+	Limiter *ratelimit.Limiter
+	Meter   *ratelimit.Meter
+	Usage   *ratelimit.Usage
 
 	// SelfSignedPEM and SelfSignedPath hold the generated certificate
 	// (tls.self_signed), for clients to trust.
@@ -76,6 +82,9 @@ func Start(ctx context.Context, cfg config.Config) (*Service, error) {
 }
 
 func (s *Service) start(ctx context.Context) error {
+	if err := s.startMetering(); err != nil {
+		return err
+	}
 	if err := s.startTLS(ctx); err != nil {
 		return err
 	}
@@ -107,7 +116,7 @@ func (s *Service) Close(ctx context.Context) error {
 		s.stopTLS()
 	}
 	s.closeNetworks()
-	errs = append(errs, s.closeKeys(ctx))
+	errs = append(errs, s.closeMetering(ctx), s.closeKeys(ctx))
 	return errors.Join(errs...)
 }
 

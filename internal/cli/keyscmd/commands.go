@@ -26,6 +26,9 @@ var commands = map[string]command{
 	"show":   {nargs: 1, run: show},
 	"update": {nargs: 1, settings: true, run: update},
 	"revoke": {nargs: 1, run: revoke},
+	"usage": {nargs: 1, register: func(fs *flag.FlagSet, inv *invocation) {
+		fs.IntVar(&inv.days, "days", 7, "how many UTC `days` back, today included")
+	}, run: showUsage},
 }
 
 func create(ctx context.Context, inv *invocation, m *keys.Manager) error {
@@ -104,5 +107,21 @@ func revoke(ctx context.Context, inv *invocation, m *keys.Manager) error {
 		return printJSON(inv.stdout, r)
 	}
 	fmt.Fprintf(inv.stdout, "revoked %s (%s); running servers refuse it within their key_refresh interval\n", r.ID, r.Name)
+	return nil
+}
+
+func showUsage(ctx context.Context, inv *invocation, m *keys.Manager) error {
+	rows, err := m.Usage(ctx, inv.args[0], inv.days)
+	if err != nil {
+		return err
+	}
+	if inv.common.json {
+		return printJSON(inv.stdout, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(inv.stdout, "no usage recorded for %s in the last %d day(s)\n", inv.args[0], inv.days)
+		return nil
+	}
+	printUsage(inv.stdout, rows)
 	return nil
 }

@@ -26,6 +26,8 @@ type settingsFlags struct {
 	networks, methods, contracts, origins, uas listFlag
 	newSecret, clearSecret                     bool
 	requireSecret, secretBypass                optBool
+	rate                                       float64
+	daily                                      int64
 }
 
 func (s *settingsFlags) register(fs *flag.FlagSet) {
@@ -44,6 +46,8 @@ func (s *settingsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.clearSecret, "clear-secret", false, "remove the secret")
 	fs.Var(&s.requireSecret, "require-secret", "requests must carry the secret (true|false)")
 	fs.Var(&s.secretBypass, "secret-bypass", "a correct secret skips the allowlists (true|false)")
+	fs.Float64Var(&s.rate, "rate", 0, "the key's own rate limit in `credits` per second (lower than the plan's; 0: the plan's)")
+	fs.Int64Var(&s.daily, "daily-credits", 0, "the key's own daily credit budget (lower than the plan's; 0: the plan's)")
 }
 
 // patch is the update the flags that were given describe.
@@ -63,6 +67,12 @@ func (s *settingsFlags) patch(set map[string]bool) keys.Patch {
 	p.NewSecret, p.ClearSecret = s.newSecret, s.clearSecret
 	p.SecretRequired = s.requireSecret.ptr()
 	p.SecretBypassesAllowlists = s.secretBypass.ptr()
+	if set["rate"] {
+		p.RatePerSecond = &s.rate
+	}
+	if set["daily-credits"] {
+		p.DailyCredits = &s.daily
+	}
 	return p
 }
 

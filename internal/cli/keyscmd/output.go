@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,7 +34,38 @@ func printRecord(w io.Writer, r *keys.Record) {
 	row("contracts", listOr(s.Contracts, "all"))
 	row("origins", listOr(s.Origins, "all"))
 	row("user agents", listOr(s.UserAgents, "all"))
+	row("rate", ownLimit(strconv.FormatFloat(r.RatePerSecond, 'f', -1, 64)+" credits/s", r.RatePerSecond == 0))
+	row("daily credits", ownLimit(strconv.FormatInt(r.DailyCredits, 10), r.DailyCredits == 0))
 	tw.Flush()
+}
+
+// ownLimit shows a key's own limit, or that the plan's applies.
+func ownLimit(v string, planS bool) string {
+	if planS {
+		return "the plan's"
+	}
+	return v + " (or the plan's, if lower)"
+}
+
+// printUsage prints usage records as a table, with a total line.
+func printUsage(w io.Writer, rows []keys.UsageRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "DAY\tNETWORK\tMETHOD\tREQUESTS\tCREDITS\tRATE LIMITED\tINVALID\tFORBIDDEN\tLIMIT\tUPSTREAM\tNODE\t")
+	var total keys.UsageRow
+	for _, r := range rows {
+		usageLine(tw, r.Day, r.Network, r.Method, r)
+		total.Requests += r.Requests
+		total.Credits += r.Credits
+		total.Errors.Add(r.Errors)
+	}
+	usageLine(tw, "total", "", "", total)
+	tw.Flush()
+}
+
+func usageLine(w io.Writer, day, network, method string, r keys.UsageRow) {
+	e := r.Errors
+	fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", day, network, method, r.Requests, r.Credits,
+		e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node)
 }
 
 func printTable(w io.Writer, recs []keys.Record) {

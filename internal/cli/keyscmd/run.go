@@ -24,6 +24,7 @@ Commands:
   show     ID
   update   ID [--name N] [--plan PLAN] [--network NET]... [settings]
   revoke   ID
+  usage    ID [--days N]   requests, credits and errors per day, network and method
 
 Settings (create and update; a list flag replaces the list, --X "" clears it):
   --method NAME          allowed JSON-RPC method (repeatable, or comma-separated)
@@ -33,6 +34,8 @@ Settings (create and update; a list flag replaces the list, --X "" clears it):
   --new-secret           make a new secret (printed once); --clear-secret removes it
   --require-secret       true|false: requests must send the secret (curl --user :SECRET)
   --secret-bypass        true|false: a correct secret skips the allowlists
+  --rate CREDITS         the key's own rate limit, credits per second (0: the plan's)
+  --daily-credits N      the key's own daily credit budget (0: the plan's)
 
 Common flags:
   --config FILE          the config file of nodegate serve
@@ -95,6 +98,7 @@ type invocation struct {
 	settings       settingsFlags
 	secret         bool
 	listAll        bool
+	days           int
 	args           []string
 	set            map[string]bool
 }

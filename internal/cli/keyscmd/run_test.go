@@ -137,3 +137,26 @@ func TestKeysErrors(t *testing.T) {
 		t.Fatal("--help exits 0")
 	}
 }
+
+func TestKeysLimitFlags(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := run(t, "create", "--plan", "core", "--rate", "50", "--daily-credits", "1000", "--json", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, `"rate_per_second": 50`) || !strings.Contains(out, `"daily_credits": 1000`) {
+		t.Fatalf("create: %d %s %s", code, out, errOut)
+	}
+	var c struct{ ID string }
+	_ = json.Unmarshal([]byte(out), &c)
+	code, out, _ = run(t, "update", c.ID, "--rate", "0", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "rate:           the plan's") {
+		t.Fatalf("update: %d %s", code, out)
+	}
+	if code, _, errOut = run(t, "update", c.ID, "--daily-credits", "-1", "--data-dir", dir); code != 2 || !strings.Contains(errOut, "daily_credits") {
+		t.Fatalf("negative daily: %d %s", code, errOut)
+	}
+	if code, out, _ = run(t, "usage", c.ID, "--data-dir", dir); code != 0 || !strings.Contains(out, "no usage recorded") {
+		t.Fatalf("usage of an unused key: %d %s", code, out)
+	}
+	if code, _, errOut = run(t, "usage", "000000000000", "--data-dir", dir); code != 1 || !strings.Contains(errOut, "no key") {
+		t.Fatalf("usage of an unknown key: %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,132 @@
+package keys
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// UsageRow is what one key used on one UTC day, network and method.
+type UsageRow struct {
+	// Day is the UTC day, YYYY-MM-DD.
+	Day      string      `json:"day"`
+	KeyID    string      `json:"key_id"`
+	Network  string      `json:"network"`
+	Method   string      `json:"method"`
+	Requests int64       `json:"requests"`
+	Credits  int64       `json:"credits"`
+	Errors   UsageErrors `json:"errors"`
+}
+
+// UsageErrors count the calls that were answered with an error, by kind.
+type UsageErrors struct {
+	// RateLimited: refused by the rate or the daily budget (429; free).
+	RateLimited int64 `json:"rate_limited"`
+	// Invalid: malformed request, unknown method, bad params.
+	Invalid int64 `json:"invalid"`
+	// Forbidden: the key's settings refused the call.
+	Forbidden int64 `json:"forbidden"`
+	// Limit: a method limit (eth_getLogs results, duration, params).
+	Limit int64 `json:"limit"`
+	// Upstream: no node could answer.
+	Upstream int64 `json:"upstream"`
+	// Node: the node answered an error (a revert, a -32000 error).
+	Node int64 `json:"node"`
+}
+
+// Add adds o's counts to e.
+func (e *UsageErrors) Add(o UsageErrors) {
+	e.RateLimited += o.RateLimited
+	e.Invalid += o.Invalid
+	e.Forbidden += o.Forbidden
+	e.Limit += o.Limit
+	e.Upstream += o.Upstream
+	e.Node += o.Node
+}
+
+// UsageDay formats t's UTC day as usage records name it.
+func UsageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+const usageColumns = "day, key_id, network, method, requests, credits, errors_rate_limited, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node"
+
+// AddUsage adds counts to the usage records in one transaction: rows are
+// increments, summed into what is stored.
+func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage (`+usageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (day, key_id, network, method) DO UPDATE SET
+			requests = nodegate_usage.requests + excluded.requests,
+			credits = nodegate_usage.credits + excluded.credits,
+			errors_rate_limited = nodegate_usage.errors_rate_limited + excluded.errors_rate_limited,
+			errors_invalid = nodegate_usage.errors_invalid + excluded.errors_invalid,
+			errors_forbidden = nodegate_usage.errors_forbidden + excluded.errors_forbidden,
+			errors_limit = nodegate_usage.errors_limit + excluded.errors_limit,
+			errors_upstream = nodegate_usage.errors_upstream + excluded.errors_upstream,
+			errors_node = nodegate_usage.errors_node + excluded.errors_node`))
+		if err != nil {
+			return fmt.Errorf("record usage: %w", err)
+		}
+		defer stmt.Close()
+		for _, r := range rows {
+			e := r.Errors
+			if _, err := stmt.ExecContext(ctx, r.Day, r.KeyID, r.Network, r.Method, r.Requests, r.Credits,
+				e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node); err != nil {
+				return fmt.Errorf("record usage: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// Usage returns a key's records from day since (YYYY-MM-DD) on, newest
+// day first, then by network and method.
+func (s *sqlStore) Usage(ctx context.Context, keyID, since string) ([]UsageRow, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+usageColumns+" FROM nodegate_usage WHERE key_id = ? AND day >= ? ORDER BY day DESC, network, method"), keyID, since)
+	if err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	defer rows.Close()
+	out := []UsageRow{}
+	for rows.Next() {
+		var r UsageRow
+		e := &r.Errors
+		if err := rows.Scan(&r.Day, &r.KeyID, &r.Network, &r.Method, &r.Requests, &r.Credits,
+			&e.RateLimited, &e.Invalid, &e.Forbidden, &e.Limit, &e.Upstream, &e.Node); err != nil {
+			return nil, fmt.Errorf("read usage: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	return out, nil
+}
+
+// MaxUsageDays bounds how far back a usage query looks.
+const MaxUsageDays = 366
+
+// Usage returns what key id used over the last days UTC days, today
+// included. An id the store does not know is ErrNotFound unless it has
+// records: keys from the config (api_keys) are not in the store.
+func (m *Manager) Usage(ctx context.Context, id string, days int) ([]UsageRow, error) {
+	if days < 1 || days > MaxUsageDays {
+		return nil, inputErrorf("days: want 1 to %d, got %d", MaxUsageDays, days)
+	}
+	_, getErr := m.Store.Get(ctx, id)
+	if getErr != nil && !IsNotFound(getErr) {
+		return nil, getErr
+	}
+	since := UsageDay(m.now().AddDate(0, 0, -(days - 1)))
+	rows, err := m.Store.Usage(ctx, id, since)
+	if err != nil {
+		return nil, err
+	}
+	if getErr != nil && len(rows) == 0 {
+		return nil, getErr
+	}
+	return rows, nil
+}

@@ -1,0 +1,73 @@
+package ratelimit
+
+import (
+	"context"
+	"time"
+)
+
+// Limits are one key's effective limits; zero means unlimited.
+type Limits struct {
+	// Rate is the sustained credit rate per second.
+	Rate float64
+	// Daily is the credit budget per UTC day.
+	Daily int64
+}
+
+// Unlimited reports whether nothing needs counting for the rate.
+func (l Limits) Unlimited() bool { return l.Rate <= 0 && l.Daily <= 0 }
+
+// Outcome is why a request was refused, or OK.
+type Outcome uint8
+
+// The outcomes of Take.
+const (
+	OK Outcome = iota
+	RateExceeded
+	DailyExceeded
+)
+
+// Decision is the answer for one request.
+type Decision struct {
+	Outcome Outcome
+	// RetryAfter is how long the client should wait (set when refused).
+	RetryAfter time.Duration
+	// CurrentRate is the credits per second the key is offering (accepted
+	// and refused), a sliding one-second estimate.
+	CurrentRate float64
+	// DailyUsed is the key's credits spent today, this request included
+	// when it was accepted.
+	DailyUsed int64
+}
+
+// Mode says what a Take counts.
+type Mode uint8
+
+const (
+	// Admit checks the rate and the daily budget and spends both, or
+	// neither when refused.
+	Admit Mode = iota
+	// Charge spends daily credits only (WebSocket notifications: the
+	// rate does not apply to pushes the client did not ask for each time);
+	// it refuses once the daily budget would be exceeded.
+	Charge
+)
+
+// Backend counts credits. Implementations are safe for concurrent use.
+type Backend interface {
+	// Take counts cost credits for key under lim, as mode says. day is the
+	// UTC day (YYYYMMDD) the daily budget belongs to.
+	Take(ctx context.Context, key string, cost int64, lim Limits, day int, mode Mode) (Decision, error)
+}
+
+// dayOf is the UTC day of t as YYYYMMDD.
+func dayOf(t time.Time) int {
+	y, m, d := t.UTC().Date()
+	return y*10000 + int(m)*100 + d
+}
+
+// untilMidnight is the time left in t's UTC day.
+func untilMidnight(t time.Time) time.Duration {
+	u := t.UTC()
+	next := time.Date(u.Year(), u.Month(), u.Day()+1, 0, 0, 0, 0, time.UTC)
+	return next.Sub(u)
+}

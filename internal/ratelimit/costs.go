@@ -1,0 +1,34 @@
+package ratelimit
+
+import (
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+)
+
+// Costs prices calls in credits: the configuration's table (credits:)
+// first, then the method table's cost, then methods.DefaultCredits.
+type Costs struct {
+	configured map[string]int64
+}
+
+// NewCosts uses the configured costs (method → credits) over the defaults.
+func NewCosts(configured map[string]int) *Costs {
+	c := &Costs{configured: make(map[string]int64, len(configured))}
+	for m, v := range configured {
+		c.configured[m] = int64(v)
+	}
+	return c
+}
+
+// Of is the cost of one call of method on network n.
+func (c *Costs) Of(n *pipeline.Network, method string) int64 {
+	if v, ok := c.configured[method]; ok {
+		return v
+	}
+	if n != nil && n.Methods != nil {
+		if r, err := n.Methods.Lookup(method); err == nil && r.Credits > 0 {
+			return int64(r.Credits)
+		}
+	}
+	return methods.DefaultCredits
+}

@@ -1,0 +1,15 @@
+// Package ratelimit enforces each key's credit budget: a smooth rate
+// (credits per second, GCRA with a burst of one second's worth) and a
+// daily credit budget that resets at 00:00 UTC. It also keeps usage
+// records (requests, credits and errors per key, day, network and method).
+//
+// It owns: the Backend interface and its two implementations (memory, the
+// default, for one process; Redis, so that a fleet of replicas shares one
+// budget, with a fallback to per-replica limits while Redis is away), the
+// Limiter that picks between them, the Meter that the ingress calls once
+// per HTTP request (cost of the whole request, the 429 answer, usage), and
+// the Usage aggregator that flushes to the key store.
+//
+// It must not parse requests, choose networks or answer calls: the ingress
+// hands it parsed calls, and the key store keeps what it flushes.
+package ratelimit

@@ -1,0 +1,190 @@
+package ratelimit
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Meter is the ingress's hook: it prices a whole request, spends its
+// credits (or refuses it whole with 429) before any call is dispatched,
+// and counts the answers in the usage records.
+type Meter struct {
+	Limiter *Limiter
+	Costs   *Costs
+	// Usage, when set, receives one count per call.
+	Usage *Usage
+	// now is the clock (tests pin it); nil means time.Now.
+	now func() time.Time
+	day atomic.Pointer[cachedDay]
+}
+
+type cachedDay struct {
+	unixDay int64
+	s       string
+}
+
+// Method names of usage records that are not a call's method: entries of
+// a batch that were not valid requests, and method names no node knew
+// (kept apart so that made-up names cannot grow the records without bound).
+const (
+	MethodInvalid = "(invalid)"
+	MethodUnknown = "(unknown)"
+)
+
+// The messages of DESIGN.md's error table.
+const (
+	msgRate  = "project ID request rate exceeded"
+	msgDaily = "daily request count exceeded, request rate limited"
+)
+
+// Admit prices calls (setting each call's Credits) and spends the sum for
+// key. A refusal is the whole request's answer (HTTP 429, id null).
+func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error {
+	var total int64
+	for _, c := range calls {
+		c.Credits = m.Costs.Of(n, c.Req.Method)
+		total += c.Credits
+	}
+	if key == nil || total == 0 {
+		return nil
+	}
+	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits()}
+	if lim.Unlimited() {
+		return nil
+	}
+	d := m.Limiter.Take(ctx, key.ID, total, lim, Admit)
+	if d.Outcome == OK {
+		return nil
+	}
+	reason := "rate"
+	if d.Outcome == DailyExceeded {
+		reason = "daily"
+	}
+	m.Limiter.metrics.refused.WithLabelValues(reason, n.Name).Inc()
+	if m.Usage != nil {
+		day := m.today()
+		for _, c := range calls {
+			m.Usage.Add(day, key.ID, n.Name, usageMethod(c, nil), 0, keys.UsageErrors{RateLimited: 1})
+		}
+	}
+	return refusal(d, lim)
+}
+
+// refusal is the 429 answer of DESIGN.md for a decision.
+func refusal(d Decision, lim Limits) *jsonrpc.Error {
+	secs := max(int64(math.Ceil(d.RetryAfter.Seconds())), 1)
+	e := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,
+		Header: http.Header{"Retry-After": []string{strconv.FormatInt(secs, 10)}}}
+	if d.Outcome == DailyExceeded {
+		e.Message = msgDaily
+		return e
+	}
+	e.Message = msgRate
+	data := append([]byte(nil), `{"allowed_rps":`...)
+	data = strconv.AppendFloat(data, lim.Rate, 'f', -1, 64)
+	data = append(data, `,"current_rps":`...)
+	data = strconv.AppendFloat(data, math.Round(d.CurrentRate*1000)/1000, 'f', -1, 64)
+	data = append(data, `,"backoff_seconds":`...)
+	data = strconv.AppendFloat(data, math.Ceil(d.RetryAfter.Seconds()*1000)/1000, 'f', -1, 64)
+	e.Data = append(data, '}')
+	return e
+}
+
+// Record counts a served request's calls and its invalid entries.
+func (m *Meter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int) {
+	if m.Usage == nil || key == nil {
+		return
+	}
+	day := m.today()
+	for i, c := range calls {
+		var resp *jsonrpc.Response
+		if i < len(answers) {
+			resp = answers[i]
+		}
+		m.Usage.Add(day, key.ID, n.Name, usageMethod(c, resp), c.Credits, errorKind(resp))
+	}
+	for range invalid {
+		m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, keys.UsageErrors{Invalid: 1})
+	}
+}
+
+// Charge spends credits from key's daily budget for something the client
+// did not request each time (a WebSocket subscription's notification) and
+// counts it under method. It reports false once the daily credits are
+// spent: the caller then closes the connection (DailyCloseReason).
+func (m *Meter) Charge(ctx context.Context, key *keys.Key, network, method string, credits int64) bool {
+	if key == nil {
+		return true
+	}
+	lim := Limits{Daily: key.DailyCredits()}
+	ok := true
+	if lim.Daily > 0 {
+		ok = m.Limiter.Take(ctx, key.ID, credits, lim, Charge).Outcome == OK
+	}
+	if m.Usage != nil {
+		if ok {
+			m.Usage.Add(m.today(), key.ID, network, method, credits, keys.UsageErrors{})
+		} else {
+			m.Usage.Add(m.today(), key.ID, network, method, 0, keys.UsageErrors{RateLimited: 1})
+		}
+	}
+	return ok
+}
+
+// DailyCloseReason is the WebSocket close reason when a connection's key
+// has spent its daily credits (a close reason holds at most 123 bytes).
+const DailyCloseReason = "daily request count exceeded, request rate limited"
+
+// usageMethod is the method a call is counted under.
+func usageMethod(c *pipeline.Call, resp *jsonrpc.Response) string {
+	if resp != nil && resp.Err != nil && resp.Err.Code == jsonrpc.CodeMethodNotFound {
+		return MethodUnknown
+	}
+	return c.Req.Method
+}
+
+// errorKind classifies an answer for the usage records.
+func errorKind(resp *jsonrpc.Response) keys.UsageErrors {
+	if resp == nil || resp.Err == nil {
+		return keys.UsageErrors{}
+	}
+	e := resp.Err
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		return keys.UsageErrors{RateLimited: 1}
+	case e.Code == jsonrpc.CodeParseError || e.Code == jsonrpc.CodeInvalidRequest || e.Code == jsonrpc.CodeMethodNotFound || e.Code == jsonrpc.CodeInvalidParams:
+		return keys.UsageErrors{Invalid: 1}
+	case e.Code == jsonrpc.CodeUnauthorized:
+		return keys.UsageErrors{Forbidden: 1}
+	case e.Code == jsonrpc.CodeLimitExceeded && e.Raw == nil:
+		return keys.UsageErrors{Limit: 1}
+	case e.Status == http.StatusServiceUnavailable:
+		return keys.UsageErrors{Upstream: 1}
+	default:
+		return keys.UsageErrors{Node: 1}
+	}
+}
+
+// today is the UTC day of usage records, formatted once per day.
+func (m *Meter) today() string {
+	now := time.Now
+	if m.now != nil {
+		now = m.now
+	}
+	t := now()
+	ud := t.Unix() / 86400
+	if c := m.day.Load(); c != nil && c.unixDay == ud {
+		return c.s
+	}
+	c := &cachedDay{unixDay: ud, s: keys.UsageDay(t)}
+	m.day.Store(c)
+	return c.s
+}

@@ -38,6 +38,10 @@ type Server struct {
 type Metering interface {
 	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error
 	Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int)
+	// ChargeNotification spends a subscription notification's credits;
+	// false means the daily credits are spent and the connection closes
+	// with closeReason.
+	ChargeNotification(ctx context.Context, key *keys.Key, n *pipeline.Network) (ok bool, closeReason string)
 }
 
 // SetReady marks the service ready (GET /health answers 200 from then on).

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -98,6 +99,13 @@ func (c *wsConn) Unsubscribe(_ context.Context, params json.RawMessage) (json.Ra
 
 // Notify implements subs.Notifier: one eth_subscription message, queued.
 func (c *wsConn) Notify(subID string, result json.RawMessage) {
+	if m := c.s.Metering; m != nil {
+		if ok, reason := m.ChargeNotification(c.ctx, c.key, c.network); !ok {
+			// Daily credits spent: a clear close, not a silent stream stop.
+			go c.closeWith(websocket.ClosePolicyViolation, reason)
+			return
+		}
+	}
 	b := getBuf()
 	buf := append((*b)[:0], `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"`...)
 	buf = append(buf, subID...)

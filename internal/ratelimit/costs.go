@@ -32,3 +32,19 @@ func (c *Costs) Of(n *pipeline.Network, method string) int64 {
 	}
 	return methods.DefaultCredits
 }
+
+// NotificationMethod names a subscription's notifications in the credits
+// table and the usage records.
+const NotificationMethod = "eth_subscription"
+
+// DefaultNotificationCredits is what one notification costs unless the
+// credits table says otherwise.
+const DefaultNotificationCredits = 10
+
+// Notification is the cost of one subscription notification.
+func (c *Costs) Notification() int64 {
+	if v, ok := c.configured[NotificationMethod]; ok {
+		return v
+	}
+	return DefaultNotificationCredits
+}

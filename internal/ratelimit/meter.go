@@ -139,6 +139,19 @@ func (m *Meter) Charge(ctx context.Context, key *keys.Key, network, method strin
 	return ok
 }
 
+// ChargeNotification spends one notification's credits; when the daily
+// credits are spent it says so with the close reason for the connection.
+func (m *Meter) ChargeNotification(ctx context.Context, key *keys.Key, n *pipeline.Network) (ok bool, closeReason string) {
+	network := ""
+	if n != nil {
+		network = n.Name
+	}
+	if m.Charge(ctx, key, network, NotificationMethod, m.Costs.Notification()) {
+		return true, ""
+	}
+	return false, DailyCloseReason
+}
+
 // DailyCloseReason is the WebSocket close reason when a connection's key
 // has spent its daily credits (a close reason holds at most 123 bytes).
 const DailyCloseReason = "daily request count exceeded, request rate limited"

@@ -2,9 +2,11 @@ package evmnode
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 )
 
@@ -96,4 +98,20 @@ func (n *Node) stopSealing() {
 		close(n.seal.stop)
 		n.seal.wg.Wait()
 	}
+}
+
+// Fork makes the block parent the head (dev chain only): the blocks after
+// it leave the canonical chain (a reorg, whose logs subscribers get again
+// with removed: true) and their transactions return to the pool, to be
+// sealed anew.
+func (n *Node) Fork(parent common.Hash) error {
+	if n.beacon == nil {
+		return errors.New("not a dev chain")
+	}
+	n.seal.mu.Lock()
+	defer n.seal.mu.Unlock()
+	if err := n.beacon.Fork(parent); err != nil {
+		return fmt.Errorf("fork at %s: %w", parent, err)
+	}
+	return nil
 }

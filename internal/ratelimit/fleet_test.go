@@ -36,7 +36,11 @@ func fleetConfig(t *testing.T, redisAddr, prefix string, rate float64, daily int
 	cfg.Plans = map[string]config.Plan{keys.PlanTeam: {RatePerSecond: rate, DailyCredits: daily}}
 	cfg.Admin.Token = adminToken
 	if redisAddr != "" {
-		cfg.RateLimit = config.RateLimit{RedisURL: "redis://" + redisAddr + "/0", RedisPrefix: prefix, RedisTimeout: 100 * time.Millisecond, Heartbeat: 200 * time.Millisecond}
+		// A generous Redis timeout: on a busy machine a slow round trip must
+		// not pass for an outage (each switch to local limits starts a
+		// fresh local burst); the cut tests close connections, which fails
+		// at once whatever the timeout.
+		cfg.RateLimit = config.RateLimit{RedisURL: "redis://" + redisAddr + "/0", RedisPrefix: prefix, RedisTimeout: time.Second, Heartbeat: 200 * time.Millisecond}
 	}
 	return cfg
 }

@@ -62,14 +62,14 @@ func serveStatic(w http.ResponseWriter, r *http.Request) {
 	*bp = body[:0]
 	op := staticBufs.Get().(*[]byte)
 	defer staticBufs.Put(op)
-	out := answerStatic((*op)[:0], body)
+	out := AnswerStatic((*op)[:0], body)
 	*op = out[:0]
 	w.Header()["Content-Type"] = jsonType
 	_, _ = w.Write(out)
 }
 
-// answerStatic appends the answer to body to buf.
-func answerStatic(buf, body []byte) []byte {
+// AnswerStatic appends the answer to body to buf.
+func AnswerStatic(buf, body []byte) []byte {
 	msgs, batch, perr := jsonrpc.Parse(body, 100000)
 	if perr != nil {
 		return jsonrpc.AppendResponse(buf, jsonrpc.NullID(), jsonrpc.ErrorResponse(perr))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -134,9 +135,21 @@ func readH1Body(br *bufio.Reader, h *respHead) ([]byte, error) {
 		if h.contentLength > MaxResponseBytes {
 			return nil, fmt.Errorf("response of %d bytes is over the %d byte limit", h.contentLength, MaxResponseBytes)
 		}
-		out := make([]byte, h.contentLength)
-		if _, err := io.ReadFull(br, out); err != nil {
+		if h.contentLength <= h1PreallocMax {
+			out := make([]byte, h.contentLength)
+			if _, err := io.ReadFull(br, out); err != nil {
+				return nil, fmt.Errorf("read response body: %w", err)
+			}
+			return out, nil
+		}
+		// A large declared length is not trusted for one allocation up
+		// front: the buffer grows with the bytes that actually arrive.
+		out, err := io.ReadAll(io.LimitReader(br, h.contentLength))
+		if err != nil {
 			return nil, fmt.Errorf("read response body: %w", err)
+		}
+		if int64(len(out)) != h.contentLength {
+			return nil, fmt.Errorf("read response body: %w", io.ErrUnexpectedEOF)
 		}
 		return out, nil
 	default:
@@ -150,6 +163,9 @@ func readH1Body(br *bufio.Reader, h *respHead) ([]byte, error) {
 		return out, nil
 	}
 }
+
+// h1PreallocMax is the largest body allocated whole from its Content-Length.
+const h1PreallocMax = 1 << 20
 
 // readChunked reads a chunked body and its trailers.
 func readChunked(br *bufio.Reader) ([]byte, error) {
@@ -173,15 +189,29 @@ func readChunked(br *bufio.Reader) ([]byte, error) {
 		if int64(len(out))+n > MaxResponseBytes {
 			return nil, fmt.Errorf("response is over the %d byte limit", MaxResponseBytes)
 		}
-		start := len(out)
-		out = append(out, make([]byte, n)...)
-		if _, err := io.ReadFull(br, out[start:]); err != nil {
+		if out, err = readChunk(br, out, n); err != nil {
 			return nil, fmt.Errorf("read chunk: %w", err)
 		}
 		if crlf, err := br.ReadSlice('\n'); err != nil || len(trimLine(crlf)) != 0 {
 			return nil, fmt.Errorf("%w: no CRLF after a chunk", errMalformedHTTP)
 		}
 	}
+}
+
+// readChunk appends n bytes to out. Small chunks (the usual case) are read
+// in place; a large declared size grows the buffer only as bytes arrive.
+func readChunk(br *bufio.Reader, out []byte, n int64) ([]byte, error) {
+	if n <= h1PreallocMax {
+		start := len(out)
+		out = slices.Grow(out, int(n))[:start+int(n)]
+		_, err := io.ReadFull(br, out[start:])
+		return out, err
+	}
+	chunk, err := io.ReadAll(io.LimitReader(br, n))
+	if err == nil && int64(len(chunk)) != n {
+		err = io.ErrUnexpectedEOF
+	}
+	return append(out, chunk...), err
 }
 
 func skipTrailers(br *bufio.Reader) error {

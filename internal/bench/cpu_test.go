@@ -10,14 +10,14 @@ func TestParseProcStat(t *testing.T) {
 	cases := []struct {
 		name string
 		raw  string
-		want time.Duration
+		want ProcTimes
 		ok   bool
 	}{
-		{"plain", "1234 (nodegate) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0 100 0 0", 3 * time.Second, true},
-		{"spaces and parens in name", "1234 (a) b (c) R 1 2 3 4 5 6 7 8 9 10 7 3 0 0", 100 * time.Millisecond, true},
-		{"truncated", "1234 (x) S 1 2", 0, false},
-		{"no name", "1234 S 1 2", 0, false},
-		{"not numbers", "1 (x) S 1 2 3 4 5 6 7 8 9 10 a b", 0, false},
+		{"plain", "1234 (nodegate) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0 100 0 0", ProcTimes{2500 * time.Millisecond, 500 * time.Millisecond}, true},
+		{"spaces and parens in name", "1234 (a) b (c) R 1 2 3 4 5 6 7 8 9 10 7 3 0 0", ProcTimes{70 * time.Millisecond, 30 * time.Millisecond}, true},
+		{"truncated", "1234 (x) S 1 2", ProcTimes{}, false},
+		{"no name", "1234 S 1 2", ProcTimes{}, false},
+		{"not numbers", "1 (x) S 1 2 3 4 5 6 7 8 9 10 a b", ProcTimes{}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestProcCPUSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after <= before {
+	if after.Total() <= before.Total() {
 		t.Errorf("cpu did not grow: %v then %v", before, after)
 	}
 	if _, err := ProcCPU(1 << 30); err == nil {

@@ -55,7 +55,7 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  first error: %s\n", e.First)
 	}
 	if s := r.ServerCPU; s != nil {
-		fmt.Fprintf(w, "  server cpu: %.2fs (%.2f cores), %.1f µs per call\n", s.Seconds, s.Cores, s.MicrosPerCall)
+		fmt.Fprintf(w, "  server cpu: %.2fs (user %.2fs, system %.2fs; %.2f cores), %.1f µs per call\n", s.Seconds, s.UserSeconds, s.SystemSeconds, s.Cores, s.MicrosPerCall)
 	}
 	fmt.Fprintf(w, "  load generator cpu: %.2fs (%.2f cores), %.1f µs per call\n", r.LoadCPU.Seconds, r.LoadCPU.Cores, r.LoadCPU.MicrosPerCall)
 }

@@ -89,6 +89,8 @@ type Errors struct {
 // CPU is the CPU time a process used over a run.
 type CPU struct {
 	Seconds       float64 `json:"seconds"`
+	UserSeconds   float64 `json:"user_seconds"`
+	SystemSeconds float64 `json:"system_seconds"`
 	MicrosPerCall float64 `json:"us_per_call"`
 	// Cores is the average number of cores busy (CPU time / wall time).
 	Cores float64 `json:"cores"`
@@ -233,8 +235,9 @@ func collect(cfg *Config, workers []*worker, elapsed time.Duration, cpu cpuSpan)
 	return r
 }
 
-func cpuOf(d time.Duration, calls int64, elapsed time.Duration) CPU {
-	c := CPU{Seconds: d.Seconds(), Cores: d.Seconds() / elapsed.Seconds()}
+func cpuOf(t ProcTimes, calls int64, elapsed time.Duration) CPU {
+	d := t.Total()
+	c := CPU{Seconds: d.Seconds(), UserSeconds: t.User.Seconds(), SystemSeconds: t.System.Seconds(), Cores: d.Seconds() / elapsed.Seconds()}
 	if calls > 0 {
 		c.MicrosPerCall = float64(d.Nanoseconds()) / 1e3 / float64(calls)
 	}
@@ -244,7 +247,7 @@ func cpuOf(d time.Duration, calls int64, elapsed time.Duration) CPU {
 // cpuSpan is the CPU used between startCPU and stop.
 type cpuSpan struct {
 	pid          int
-	server, self time.Duration
+	server, self ProcTimes
 }
 
 func startCPU(pid int) (cpuSpan, error) {
@@ -260,13 +263,13 @@ func startCPU(pid int) (cpuSpan, error) {
 }
 
 func (s cpuSpan) stop() (cpuSpan, error) {
-	out := cpuSpan{pid: s.pid, self: selfCPU() - s.self}
+	out := cpuSpan{pid: s.pid, self: selfCPU().minus(s.self)}
 	if s.pid > 0 {
 		d, err := ProcCPU(s.pid)
 		if err != nil {
 			return out, err
 		}
-		out.server = d - s.server
+		out.server = d.minus(s.server)
 	}
 	return out, nil
 }

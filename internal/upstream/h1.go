@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,6 +27,7 @@ import (
 // a Response per call; on the proxy hot path that was about a third of
 // nodegate's CPU per call. HTTPS upstreams keep using net/http.
 type h1Client struct {
+	url    *url.URL
 	addr   string // host:port to dial
 	header []byte // "POST <target> HTTP/1.1\r\nHost: ...\r\n...Content-Length: "
 	dialer net.Dialer
@@ -52,16 +56,41 @@ const (
 )
 
 func newH1Client(u *url.URL) *h1Client {
-	host := u.Host
-	addr := host
+	addr := u.Host
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
+	h := &h1Client{
+		url:         u,
+		addr:        addr,
+		dialer:      net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second},
+		idleTimeout: 60 * time.Second,
+		maxIdle:     1024,
+	}
+	h.header = requestHead(u, nil)
+	return h
+}
+
+// setHeaders adds extra request headers (a partner's Authorization, say).
+// It must be called before the client is used. Names and values with
+// control characters are refused, so that no header can be injected.
+func (h *h1Client) setHeaders(extra map[string]string) error {
+	for k, v := range extra {
+		if k == "" || strings.ContainsAny(k, ": \t\r\n") || strings.ContainsAny(v, "\r\n\x00") {
+			return fmt.Errorf("upstream header %q: invalid name or value", k)
+		}
+	}
+	h.header = requestHead(h.url, extra)
+	return nil
+}
+
+// requestHead is the fixed part of every request, up to "Content-Length: ".
+func requestHead(u *url.URL, extra map[string]string) []byte {
 	var hdr []byte
 	hdr = append(hdr, "POST "...)
 	hdr = append(hdr, u.RequestURI()...)
 	hdr = append(hdr, " HTTP/1.1\r\nHost: "...)
-	hdr = append(hdr, host...)
+	hdr = append(hdr, u.Host...)
 	hdr = append(hdr, "\r\nUser-Agent: nodegate\r\nContent-Type: application/json\r\n"...)
 	if u.User != nil {
 		// As net/http does for credentials in the URL.
@@ -70,14 +99,13 @@ func newH1Client(u *url.URL) *h1Client {
 		hdr = append(hdr, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))...)
 		hdr = append(hdr, "\r\n"...)
 	}
-	hdr = append(hdr, "Content-Length: "...)
-	return &h1Client{
-		addr:        addr,
-		header:      hdr,
-		dialer:      net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second},
-		idleTimeout: 60 * time.Second,
-		maxIdle:     1024,
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		hdr = append(hdr, k...)
+		hdr = append(hdr, ": "...)
+		hdr = append(hdr, extra[k]...)
+		hdr = append(hdr, "\r\n"...)
 	}
+	return append(hdr, "Content-Length: "...)
 }
 
 // errNoAnswer is a connection that closed before any byte of an answer.

@@ -198,6 +198,29 @@ func TestH1Request(t *testing.T) {
 	}
 }
 
+// TestH1ExtraHeaders: extra headers are sent; injected lines are refused.
+func TestH1ExtraHeaders(t *testing.T) {
+	srv := startRaw(t, func(int, string) (string, bool) { return ok(answer), false })
+	h := newTestHTTP(t, srv.url())
+	if err := h.lean.setHeaders(map[string]string{"Authorization": "Bearer abc", "X-Partner": "p1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Do(context.Background(), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	srv.mu.Lock()
+	head := srv.heads[0]
+	srv.mu.Unlock()
+	if head.Get("Authorization") != "Bearer abc" || head.Get("X-Partner") != "p1" {
+		t.Errorf("headers %v", head)
+	}
+	for _, bad := range []map[string]string{{"X-A": "v\r\nX-Injected: 1"}, {"X A": "v"}, {"": "v"}} {
+		if err := h.lean.setHeaders(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
 // TestH1StaleConnection: a pooled connection the server closed while idle
 // is replaced transparently, once.
 func TestH1StaleConnection(t *testing.T) {

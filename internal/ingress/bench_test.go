@@ -11,15 +11,9 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/bench"
-	"github.com/nodegate/nodegate/internal/ingress"
-	"github.com/nodegate/nodegate/internal/keys"
-	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
-
-const benchKey = "0123456789abcdef0123456789abcdef"
 
 // benchGateway is an ingress in front of the load tool's static upstream,
 // reached over loopback HTTP as in production, or in process (Func) to
@@ -43,17 +37,7 @@ func benchGateway(b *testing.B, viaHTTP bool) http.Handler {
 			return bench.AnswerStatic(nil, body), nil
 		}}
 	}
-	ks, err := keys.NewStatic("team", benchKey)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &ingress.Server{
-		Keys:     ks,
-		Network:  &pipeline.Network{Name: "bench", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up},
-		Pipeline: pipeline.Build(pipeline.Options{}),
-	}
-	s.SetReady(true)
-	return s.Handler()
+	return gatewayHandler(b, up)
 }
 
 // hashBodies are distinct eth_getTransactionByHash requests.

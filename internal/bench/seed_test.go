@@ -15,13 +15,28 @@ import (
 func TestSeedThenRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// A one-second block period: the test does not depend on how the dev
-	// chain seals on demand.
-	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0", BlockTime: time.Second})
+	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = n.Close() })
+	// Seal a block every 100 ms as well, so that the test does not depend
+	// on how the dev chain seals on demand.
+	sealer := time.NewTicker(100 * time.Millisecond)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-sealer.C:
+				_ = n.Commit()
+			}
+		}
+	}()
+	t.Cleanup(func() { sealer.Stop(); close(stop); <-done })
 	url := n.HTTPEndpoint()
 	if !strings.HasPrefix(url, "http") {
 		url = "http://" + url

@@ -24,6 +24,7 @@ import (
 func start(t *testing.T, edit func(*config.Config)) *service.Service {
 	t.Helper()
 	cfg := config.Ephemeral(t.TempDir())
+	cfg.Plans["team"] = config.Plan{Failover: true} // no rate limits: these tests are about WebSockets
 	if edit != nil {
 		edit(&cfg)
 	}

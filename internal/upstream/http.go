@@ -21,6 +21,8 @@ type HTTP struct {
 	name    string
 	client  *http.Client
 	headers map[string]string
+	// lean serves plain-http URLs (h1.go); https goes through client.
+	lean *h1Client
 }
 
 // NewHTTPWithHeaders makes an HTTP upstream that sends extra headers with
@@ -31,6 +33,11 @@ func NewHTTPWithHeaders(rawURL string, headers map[string]string) (*HTTP, error)
 		return nil, err
 	}
 	h.headers = headers
+	if h.lean != nil {
+		if err := h.lean.setHeaders(headers); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -56,7 +63,11 @@ func NewHTTP(rawURL string) (*HTTP, error) {
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   u.Scheme == "https",
 	}
-	return &HTTP{url: rawURL, name: u.Scheme + "://" + u.Host, client: &http.Client{Transport: tr}}, nil
+	h := &HTTP{url: rawURL, name: u.Scheme + "://" + u.Host, client: &http.Client{Transport: tr}}
+	if u.Scheme == "http" {
+		h.lean = newH1Client(u)
+	}
+	return h, nil
 }
 
 // Name implements Upstream.
@@ -64,6 +75,13 @@ func (h *HTTP) Name() string { return h.name }
 
 // Do implements Upstream.
 func (h *HTTP) Do(ctx context.Context, body []byte) ([]byte, error) {
+	if h.lean != nil {
+		status, out, err := h.lean.do(ctx, body)
+		if err != nil {
+			return nil, &Error{Upstream: h.name, Err: err}
+		}
+		return h.checkStatus(status, out)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, &Error{Upstream: h.name, Err: err}
@@ -81,8 +99,13 @@ func (h *HTTP) Do(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, &Error{Upstream: h.name, Status: resp.StatusCode, Err: err}
 	}
-	if nodeFaultStatus(resp.StatusCode) || (resp.StatusCode != http.StatusOK && !looksLikeJSONRPC(out)) {
-		return nil, &Error{Upstream: h.name, Status: resp.StatusCode, Err: errors.New(http.StatusText(resp.StatusCode))}
+	return h.checkStatus(resp.StatusCode, out)
+}
+
+// checkStatus turns HTTP statuses that are node faults into errors.
+func (h *HTTP) checkStatus(status int, out []byte) ([]byte, error) {
+	if nodeFaultStatus(status) || (status != http.StatusOK && !looksLikeJSONRPC(out)) {
+		return nil, &Error{Upstream: h.name, Status: status, Err: errors.New(http.StatusText(status))}
 	}
 	return out, nil
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+
+	"github.com/nodegate/nodegate/internal/bench"
+)
+
+const staticHeader = `Usage: nodegate-bench static [--listen ADDR]
+
+Serves a static JSON-RPC upstream: fixed answers (a ~1 KB transaction object for
+eth_getTransactionByHash, a 32-byte word for eth_call, ...), each request's id echoed,
+batches answered call by call. Put nodegate in front of it (--upstream) to measure the
+gateway's own cost. Prints "static upstream listening on http://ADDR".
+
+Flags:
+`
+
+func runStatic(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("static", staticHeader, stderr)
+	listen := fs.String("listen", "127.0.0.1:8600", "`address` to listen on (port 0 picks a free one)")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	s, err := bench.StartStatic(*listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "nodegate-bench static:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "static upstream listening on %s\n", s.URL())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(stderr, "nodegate-bench static: close:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,38 @@
+package ingress_test
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+const benchKey = "0123456789abcdef0123456789abcdef"
+
+// gatewayHandler is nodegate's HTTP handler with one key and one EVM
+// network on up: the key check and the method rules run as in production.
+// It is the only part of the benchmarks that knows how ingress is wired.
+func gatewayHandler(b *testing.B, up upstream.Upstream) http.Handler {
+	b.Helper()
+	ctx := context.Background()
+	store, err := keys.OpenSQLite(ctx, filepath.Join(b.TempDir(), "keys.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	ks, err := keys.NewCache(ctx, store, keys.DefaultPlans(), keys.PlanTeam, []string{benchKey}, keys.CacheOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(ks.Close)
+	n := &pipeline.Network{Name: "bench", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
+	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{})}
+	s.SetReady(true)
+	return s.Handler()
+}

@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+)
 
 // errSyntax is returned by the scanner for input that is not well-formed JSON
 // at the level the scanner checks (structure, strings, nesting).
@@ -134,19 +137,25 @@ func skipKey(b []byte, i int) (int, error) {
 // skipString returns the index just past the string starting at b[i] == '"'.
 func skipString(b []byte, i int) (int, error) {
 	i++
-	for i < len(b) {
-		switch c := b[i]; {
-		case c == '\\':
-			i += 2
-		case c == '"':
-			return i + 1, nil
-		case c < 0x20:
+	for {
+		// Jump to the next quote (IndexByte is vectorised), then count the
+		// backslashes before it: an odd run escapes it. Control characters
+		// are not checked here: requests are json.Valid before they are
+		// scanned, and a node's answer is passed on as it came.
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
 			return 0, errSyntax
-		default:
-			i++
 		}
+		q := i + j
+		n := 0
+		for p := q - 1; p >= i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, nil
+		}
+		i = q + 1
 	}
-	return 0, errSyntax
 }
 
 // objectFields calls fn for each top-level member of the JSON object in b,

@@ -104,6 +104,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if stopProfile, err := startCPUProfile(); err != nil {
+		fmt.Fprintln(stderr, "nodegate:", err)
+		return 1
+	} else {
+		defer stopProfile()
+	}
 	svc, err := service.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "nodegate:", err)

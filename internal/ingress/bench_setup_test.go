@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -26,13 +28,24 @@ func gatewayHandler(b *testing.B, up upstream.Upstream) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	ks, err := keys.NewCache(ctx, store, keys.DefaultPlans(), keys.PlanTeam, []string{benchKey}, keys.CacheOptions{})
+	// The team plan without a rate: the limiter runs (and is measured) but
+	// never refuses the benchmark's load.
+	plans := keys.DefaultPlans()
+	plans[keys.PlanTeam] = keys.Plan{Name: keys.PlanTeam, Failover: true}
+	ks, err := keys.NewCache(ctx, store, plans, keys.PlanTeam, []string{benchKey}, keys.CacheOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(ks.Close)
+	lim, err := ratelimit.New(ratelimit.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	usage := ratelimit.NewUsage(store, time.Second)
+	b.Cleanup(func() { _ = usage.Close(context.Background()); _ = lim.Close() })
+	meter := &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil), Usage: usage}
 	n := &pipeline.Network{Name: "bench", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
-	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{})}
+	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: meter}
 	s.SetReady(true)
 	return s.Handler()
 }

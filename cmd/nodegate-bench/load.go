@@ -25,6 +25,7 @@ Flags:
 
 type loadFlags struct {
 	url, compare, mix, hashes, pidFile, comparePIDFile string
+	host                                               string
 	to, from, data                                     string
 	concurrency, requests, batch, pid, comparePID      int
 	duration, warmup, timeout                          time.Duration
@@ -33,6 +34,7 @@ type loadFlags struct {
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "url", "", "JSON-RPC `URL` to load (e.g. http://127.0.0.1:8545/v3/KEY)")
+	fs.StringVar(&f.host, "host", "", "`Host` header of every request, to reach a network by host name (e.g. starknet.localhost; applies to --url only)")
 	fs.StringVar(&f.compare, "compare", "", "run the same load against this `URL` right after (e.g. the upstream directly) and print the ratios")
 	fs.StringVar(&f.mix, "method-mix", "eth_getTransactionByHash=100", "`methods` and weights, e.g. eth_getTransactionByHash=80,eth_call=20")
 	fs.IntVar(&f.concurrency, "concurrency", 32, "concurrent requests (one keep-alive connection each)")
@@ -70,12 +72,12 @@ func (f *loadFlags) configs() ([]bench.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := bench.Config{URL: f.url, Mix: mix, Target: t, Concurrency: f.concurrency, Duration: f.duration,
+	base := bench.Config{URL: f.url, Host: f.host, Mix: mix, Target: t, Concurrency: f.concurrency, Duration: f.duration,
 		Requests: f.requests, Batch: f.batch, Warmup: f.warmup, Timeout: f.timeout, PID: pid}
 	out := []bench.Config{base}
 	if f.compare != "" {
 		second := base
-		second.URL = f.compare
+		second.URL, second.Host = f.compare, ""
 		if second.PID, err = pidOf(f.comparePID, f.comparePIDFile); err != nil {
 			return nil, err
 		}

@@ -19,6 +19,8 @@ type client struct {
 	url string
 	hc  *http.Client
 	tr  *http.Transport
+	// host overrides the Host header ("" keeps the URL's).
+	host string
 }
 
 func newClient(u string, conns int, timeout time.Duration) *client {
@@ -64,6 +66,9 @@ func (c *client) do(ctx context.Context, body []byte, batch int) (int, error) {
 		return 0, err
 	}
 	req.Header["Content-Type"] = jsonType
+	if c.host != "" {
+		req.Host = c.host
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return 0, err

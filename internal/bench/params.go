@@ -46,6 +46,11 @@ var paramFuncs = map[string]func(buf []byte, t *Target, n uint64, r *rng) []byte
 	},
 	"eth_blockNumber": emptyParams,
 	"eth_chainId":     emptyParams,
+	// The rollup network (with --host or its own listener).
+	"rollup_pendingTransactions":   emptyParams,
+	"starknet_pendingTransactions": emptyParams,
+	"starknet_chainId":             emptyParams,
+	"starknet_blockNumber":         emptyParams,
 }
 
 func supported(method string) bool { _, ok := paramFuncs[method]; return ok }

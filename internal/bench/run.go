@@ -11,7 +11,10 @@ import (
 
 // Config is one load run against one URL.
 type Config struct {
-	URL         string
+	URL string
+	// Host, when set, is the Host header of every request (a network
+	// chosen by host name, e.g. starknet.localhost).
+	Host        string
 	Mix         *Mix
 	Target      Target
 	Concurrency int
@@ -102,6 +105,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	cl := newClient(cfg.URL, cfg.Concurrency, cfg.Timeout)
+	cl.host = cfg.Host
 	defer cl.close()
 	if cfg.Warmup > 0 {
 		warm := cfg

@@ -8,11 +8,10 @@ import (
 )
 
 // setGethLogger keeps go-ethereum's chatter out of nodegate's output unless
-// it matters. go-ethereum's log.SetDefault also replaces the process-wide
-// slog default; nodegate's own default is put back, so that its warnings are
-// not filtered at go-ethereum's level.
+// it matters. go-ethereum's log.SetDefault also makes its handler the
+// process-wide slog default (and the log package's output); nodegate's own
+// logs get a handler of their own again, at info level, on stderr.
 func setGethLogger(level slog.Level) {
-	own := slog.Default()
 	log.SetDefault(log.NewLogger(log.NewTerminalHandlerWithLevel(os.Stderr, level, false)))
-	slog.SetDefault(own)
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 }

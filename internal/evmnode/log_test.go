@@ -10,7 +10,11 @@ import (
 // warnings (go-ethereum's log.SetDefault replaces slog's default too).
 func TestOwnLogsStayOn(t *testing.T) {
 	setGethLogger(slog.LevelError)
-	if !slog.Default().Enabled(context.Background(), slog.LevelWarn) {
-		t.Fatal("nodegate's warnings are filtered at go-ethereum's log level")
+	h := slog.Default().Handler()
+	if _, ok := h.(*slog.TextHandler); !ok {
+		t.Fatalf("slog's default handler is %T, not nodegate's own", h)
+	}
+	if !h.Enabled(context.Background(), slog.LevelWarn) {
+		t.Fatal("nodegate's warnings are filtered")
 	}
 }

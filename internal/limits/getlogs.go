@@ -3,12 +3,12 @@ package limits
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -56,7 +56,7 @@ func GetLogs(ctx context.Context, v Values, q Query, b Backend) *jsonrpc.Respons
 	defer cancel()
 	s := &search{max: v.GetLogsMaxResults, params: q.Params, crit: q.Filter, fields: fields, b: b, res: resolver{call: b.Call}}
 	resp := s.run(qctx)
-	if errors.Is(qctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+	if upstream.Expired(qctx) && !upstream.Expired(ctx) {
 		return jsonrpc.ErrorResponse(ErrTimeout())
 	}
 	return resp

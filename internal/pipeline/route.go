@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -24,7 +25,7 @@ func route(ctx context.Context, c *Call) *jsonrpc.Response {
 	if err == nil {
 		return resp
 	}
-	if ctx.Err() != nil {
+	if upstream.Expired(ctx) {
 		return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 	}
 	if resp := failover(ctx, c, body); resp != nil {

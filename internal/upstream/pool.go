@@ -236,7 +236,7 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 			return resp, m.Name(), nil
 		}
 		lastErr = err
-		if ctx.Err() != nil || (!idempotent && !NotSent(err)) {
+		if Expired(ctx) || (!idempotent && !NotSent(err)) {
 			break
 		}
 	}
@@ -263,8 +263,14 @@ func (p *Pool) try(ctx context.Context, m *Member, body []byte) (*jsonrpc.Respon
 			return &resp, nil
 		}
 	}
-	if ctx.Err() != nil && actx.Err() == nil {
-		return nil, ctx.Err() // the caller gave up: not the node's fault
+	if Expired(ctx) {
+		// The caller gave up, or its own deadline passed (an eth_getLogs
+		// time limit, the retry budget): not the node's fault. Only the
+		// attempt's own timeout, with the caller still waiting, is.
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, context.DeadlineExceeded // passed, though ctx's timer has not fired yet
 	}
 	if m.fault(err, p.cfg.FailThreshold) {
 		slog.Warn("upstream out of service", "pool", p.id, "upstream", m.Name(), "err", err)

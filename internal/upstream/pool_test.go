@@ -285,3 +285,19 @@ func waitHealthy(t *testing.T, m *Member, want bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestCallerDeadlineIsNotANodeFault: a call whose caller gives up (a
+// query's time limit) leaves the node in service.
+func TestCallerDeadlineIsNotANodeFault(t *testing.T) {
+	slow := newFakeNode(t, 1, `"result":"late"`)
+	slow.delay.Store(int64(time.Second))
+	p := startPool(t, PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second}, httpMember(t, slow.srv.URL))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Forward(ctx, callBody, true); err == nil {
+		t.Fatal("want the caller's deadline")
+	}
+	if !p.Members()[0].Healthy() {
+		t.Fatal("the node was taken out for the caller's deadline")
+	}
+}

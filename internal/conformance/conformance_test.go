@@ -10,10 +10,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/servicetest"
 )
 
 const testsDir = "../../testdata/execution-apis/tests"
@@ -29,22 +28,9 @@ var specMethods = []string{
 // gateway starts nodegate on the fixtures' chain.
 func gateway(t *testing.T) (*service.Service, string) {
 	t.Helper()
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Admin.Listen = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir() // a fresh key store: the first start creates the key
+	cfg := servicetest.Config(t) // a fresh key store: the first start creates the key
 	cfg.Node.ChainDir = testsDir
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := service.Start(ctx, cfg)
-	if err != nil {
-		t.Fatalf("start nodegate: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Close(ctx)
-	})
+	s := servicetest.Start(t, cfg)
 	return s, s.URL() + "/v3/" + s.GeneratedKey
 }
 

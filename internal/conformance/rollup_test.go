@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,10 +11,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/servicetest"
 )
 
 // rollupSteps are nodegate's conformance-style cases for the rollup network
@@ -46,14 +44,7 @@ var rollupDir = filepath.Join("testdata", "rollup")
 // its rollup network.
 func rollupGateway(t *testing.T) (url, host string) {
 	t.Helper()
-	cfg := config.Ephemeral(t.TempDir())
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := service.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	s := servicetest.Start(t, servicetest.Config(t))
 	return s.URL() + "/v3/" + s.GeneratedKey, config.StarknetLocalHost
 }
 

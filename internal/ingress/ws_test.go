@@ -1,7 +1,6 @@
 package ingress_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,27 +12,17 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/servicetest"
 )
 
 func startGateway(t testing.TB, edit func(*config.Config)) *service.Service {
 	t.Helper()
-	cfg := config.Ephemeral(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.Plans["team"] = config.Plan{Failover: true} // no rate limits: these tests are about WebSockets
 	if edit != nil {
 		edit(&cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := service.Start(ctx, cfg)
-	if err != nil {
-		t.Fatalf("start nodegate: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Close(ctx)
-	})
-	return s
+	return servicetest.Start(t, cfg)
 }
 
 func dial(t *testing.T, s *service.Service) *websocket.Conn {

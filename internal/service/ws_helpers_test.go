@@ -17,29 +17,19 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/servicetest"
 )
 
 // start runs nodegate with cfg (listening on an OS-picked port, files in a
 // temp dir) and stops it when the test ends.
 func start(t *testing.T, edit func(*config.Config)) *service.Service {
 	t.Helper()
-	cfg := config.Ephemeral(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.Plans["team"] = config.Plan{Failover: true} // no rate limits: these tests are about WebSockets
 	if edit != nil {
 		edit(&cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := service.Start(ctx, cfg)
-	if err != nil {
-		t.Fatalf("start nodegate: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Close(ctx)
-	})
-	return s
+	return servicetest.Start(t, cfg)
 }
 
 // wsEndpoint is the client URL /ws/v3/<key>.

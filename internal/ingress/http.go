@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,7 +100,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bp := bodyPool.Get().(*[]byte)
-	defer bodyPool.Put(bp)
+	defer recycle(&bodyPool, bp)
 	body, err := readLimited(r.Body, (*bp)[:0], s.Limits.MaxBodyBytes)
 	*bp = body[:0]
 	if err != nil {
@@ -108,7 +109,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	}
 	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
 	out := outPool.Get().(*[]byte)
-	defer outPool.Put(out)
+	defer recycle(&outPool, out)
 	buf, lead, forwardedTo := s.serveBody(r.Context(), (*out)[:0], body, network, key, info, nil)
 	*out = buf
 	if forwardedTo != "" {
@@ -122,8 +123,21 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header()["Content-Type"] = jsonType
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(buf))} // large answers go out unchunked
 	w.WriteHeader(status)
 	_, _ = w.Write(buf)
+}
+
+// maxPooledBuf bounds the buffers kept for reuse: a rare 5 MB body or a
+// 10,000-log answer is left to the GC instead of being held for ever.
+const maxPooledBuf = 64 << 10
+
+// recycle returns a buffer to its pool, unless it grew too large.
+func recycle(p *sync.Pool, b *[]byte) {
+	if cap(*b) <= maxPooledBuf {
+		*b = (*b)[:0]
+		p.Put(b)
+	}
 }
 
 var (

@@ -62,14 +62,8 @@ var msgPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 
 func getBuf() *[]byte { return msgPool.Get().(*[]byte) }
 
-// putBuf recycles a buffer, but not a huge one: one large answer must not
-// pin its memory for ever.
-func putBuf(b *[]byte) {
-	if cap(*b) <= 64<<10 {
-		*b = (*b)[:0]
-		msgPool.Put(b)
-	}
-}
+// putBuf recycles a message buffer (see recycle).
+func putBuf(b *[]byte) { recycle(&msgPool, b) }
 
 func (c *wsConn) extendDeadline() {
 	if c.dead.Load() {

@@ -213,8 +213,9 @@ func (p *Pool) Forward(ctx context.Context, body []byte, idempotent bool) (*json
 
 // ForwardFrom is Forward that also names the member that answered.
 func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*jsonrpc.Response, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.RetryBudget)
-	defer cancel()
+	// The retry budget is a deadline each attempt honours, not a context of
+	// its own: one timer per attempt is enough.
+	budget := time.Now().Add(p.cfg.RetryBudget)
 	tried := make([]bool, len(p.members))
 	var (
 		lastErr    error             = ErrPoolUnavailable
@@ -227,7 +228,7 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 			break
 		}
 		tried[p.index(m)] = true
-		resp, err := p.try(ctx, m, body)
+		resp, err := p.try(ctx, budget, m, body)
 		if err == nil {
 			if idempotent && IsNodeFaultAnswer(resp.Err) {
 				lastAnswer, answeredBy = resp, m.Name()
@@ -236,7 +237,7 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 			return resp, m.Name(), nil
 		}
 		lastErr = err
-		if Expired(ctx) || (!idempotent && !NotSent(err)) {
+		if Expired(ctx) || !time.Now().Before(budget) || (!idempotent && !NotSent(err)) {
 			break
 		}
 	}
@@ -246,9 +247,14 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 	return nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
 }
 
-// try makes one attempt on m and keeps m's health up to date.
-func (p *Pool) try(ctx context.Context, m *Member, body []byte) (*jsonrpc.Response, error) {
-	actx, cancel := context.WithTimeout(ctx, p.cfg.AttemptTimeout)
+// try makes one attempt on m, within the attempt timeout and the call's
+// retry budget, and keeps m's health up to date.
+func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte) (*jsonrpc.Response, error) {
+	dl := time.Now().Add(p.cfg.AttemptTimeout)
+	if budget.Before(dl) {
+		dl = budget
+	}
+	actx, cancel := context.WithDeadline(ctx, dl)
 	defer cancel()
 	m.inflight.Add(1)
 	start := time.Now()
@@ -263,10 +269,10 @@ func (p *Pool) try(ctx context.Context, m *Member, body []byte) (*jsonrpc.Respon
 			return &resp, nil
 		}
 	}
-	if Expired(ctx) {
+	if Expired(ctx) || !time.Now().Before(budget) {
 		// The caller gave up, or its own deadline passed (an eth_getLogs
-		// time limit, the retry budget): not the node's fault. Only the
-		// attempt's own timeout, with the caller still waiting, is.
+		// time limit), or the call's retry budget is spent: not the node's
+		// fault. Only the attempt's own timeout, with time left, is.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

@@ -301,3 +301,21 @@ func TestCallerDeadlineIsNotANodeFault(t *testing.T) {
 		t.Fatal("the node was taken out for the caller's deadline")
 	}
 }
+
+// TestRetryBudgetBoundsACall: a call ends when its retry budget is spent,
+// and running out of budget is not the node's fault.
+func TestRetryBudgetBoundsACall(t *testing.T) {
+	slow := newFakeNode(t, 1, `"result":"late"`)
+	slow.delay.Store(int64(2 * time.Second))
+	p := startPool(t, PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second, RetryBudget: 150 * time.Millisecond}, httpMember(t, slow.srv.URL))
+	start := time.Now()
+	if _, err := p.Forward(context.Background(), callBody, true); err == nil {
+		t.Fatal("want an error once the budget is spent")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the call took %v with a 150ms retry budget", took)
+	}
+	if !p.Members()[0].Healthy() {
+		t.Fatal("the node was taken out because the call's budget ran out")
+	}
+}

@@ -2,7 +2,6 @@ package limits_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,32 +10,21 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/servicetest"
 )
 
 // gateway starts nodegate in front of upstreamURL; its one key is on plan
 // "team", so plan overrides for "team" apply to every call.
 func gateway(t testing.TB, upstreamURL string, tune func(*config.Config)) string {
 	t.Helper()
-	cfg := config.Ephemeral(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.Upstream = upstreamURL
 	if tune != nil {
 		tune(&cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := service.Start(ctx, cfg)
-	if err != nil {
-		t.Fatalf("start nodegate: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		_ = s.Close(ctx)
-	})
+	s := servicetest.Start(t, cfg)
 	return s.URL() + "/v3/" + s.GeneratedKey
 }
 

@@ -21,14 +21,14 @@ const jsDir = "testdata/jsclients"
 // and is skipped elsewhere.
 func TestJavaScriptClients(t *testing.T) {
 	if testing.Short() {
-		t.Skip("installs npm packages; not in -short")
+		t.Skip("installs npm packages; not in -short") // testing.Short(): CI never passes -short
 	}
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {
 				t.Fatalf("%s is required for the ethers/viem checks (install Node.js 18+ with npm): %v", tool, err)
 			}
-			t.Skipf("%s not installed", tool)
+			t.Skipf("%s not installed", tool) // outside CI only: under CI this fails just above
 		}
 	}
 	npmCI(t)

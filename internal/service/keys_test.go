@@ -18,11 +18,8 @@ import (
 const adminToken = "service-test-admin-token"
 
 func testConfig(t *testing.T) config.Config {
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Admin.Listen = "127.0.0.1:0"
+	cfg := config.Ephemeral(t.TempDir())
 	cfg.Admin.Token = adminToken
-	cfg.DataDir = t.TempDir()
 	// The imported test chain: the same embedded node the conformance test uses.
 	cfg.Node.ChainDir = "../../testdata/execution-apis/tests"
 	return cfg

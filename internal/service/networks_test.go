@@ -1,13 +1,11 @@
 package service
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
 )
@@ -46,24 +44,12 @@ func call(t *testing.T, url, host, method, params string) rpcAnswer {
 	return a
 }
 
-func startService(t *testing.T, cfg config.Config) *Service {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	svc, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Close(context.Background()) })
-	return svc
-}
-
 // TestDefaultServesBothFamilies: the embedded default serves the EVM dev
 // chain on the main listener and the Starknet devnet at starknet.localhost.
 func TestDefaultServesBothFamilies(t *testing.T) {
 	cfg := config.Ephemeral(t.TempDir())
 	cfg.APIKeys = []string{netKey}
-	svc := startService(t, cfg)
+	svc := start(t, cfg)
 	url := svc.URL() + "/v3/" + netKey
 	tests := []struct {
 		name, host, method, params string
@@ -109,7 +95,7 @@ func TestHostRoutingAndOwnListeners(t *testing.T) {
 		{Name: "rollup", Family: "starknet", Hosts: []string{"*.starknet.example.com"}, Upstreams: []config.Upstream{{Name: "dev", URL: config.EmbeddedURL}},
 			Starknet: config.Starknet{Devnet: config.Devnet{ChainID: "SN_TEST"}}},
 	}
-	svc := startService(t, cfg)
+	svc := start(t, cfg)
 	main := svc.URL() + "/v3/" + netKey
 	own := svc.NetworkURL("testnet")
 	if own == "" {
@@ -146,6 +132,6 @@ func startNodeInProcess(t *testing.T) string {
 	cfg.NoStarknet = true
 	cfg.Node.ChainDir = chainDir
 	cfg.APIKeys = []string{netKey}
-	svc := startService(t, cfg)
+	svc := start(t, cfg)
 	return svc.URL() + "/v3/" + netKey // a nodegate is a fine upstream for another nodegate
 }

@@ -8,10 +8,21 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// KeyLookup finds a key by its plain text.
+// KeyLookup finds keys: by plain text for a request, by id for an open
+// WebSocket that checks its key again for every message, and Changed for
+// the connections to notice a revocation without waiting for a message.
 type KeyLookup interface {
 	Lookup(key string) (*keys.Key, bool)
+	ByID(id string) (*keys.Key, bool)
+	// Changed returns a channel closed at the next change of the keys.
+	Changed() <-chan struct{}
 }
+
+// The 401 answers' messages.
+const (
+	msgNoKey      = "project id required in the url"
+	msgUnknownKey = "invalid project id"
+)
 
 // authenticate decides the key of a request before its body is read: the
 // key in the path, then the key's request-level settings (secret, origin,
@@ -21,22 +32,37 @@ type KeyLookup interface {
 func authenticate(lookup KeyLookup, r *http.Request, prefix string) (k *keys.Key, bypass bool, e *jsonrpc.Error) {
 	plain, present := keyFromPath(r.URL.Path, prefix)
 	if !present {
-		return nil, false, jsonrpc.ErrUnauthorized("project id required in the url")
+		return nil, false, jsonrpc.ErrUnauthorized(msgNoKey)
 	}
 	k, ok := lookup.Lookup(plain)
 	if !ok {
-		return nil, false, jsonrpc.ErrUnauthorized("invalid project id")
+		return nil, false, jsonrpc.ErrUnauthorized(msgUnknownKey)
 	}
-	bypass, err := k.Admit(keys.Request{
+	bypass, e = admitKey(k, requestOf(r))
+	if e != nil {
+		return nil, false, e
+	}
+	return k, bypass, nil
+}
+
+// requestOf is what a key's request-level settings look at.
+func requestOf(r *http.Request) keys.Request {
+	return keys.Request{
 		Authorization: r.Header.Get("Authorization"),
 		Origin:        r.Header.Get("Origin"),
 		UserAgent:     r.Header.Get("User-Agent"),
-	})
+	}
+}
+
+// admitKey applies a key's request-level settings and turns a refusal into
+// its answer: 401 for a wrong or missing secret, 403 for the allowlists.
+func admitKey(k *keys.Key, req keys.Request) (bypass bool, e *jsonrpc.Error) {
+	bypass, err := k.Admit(req)
 	switch {
 	case errors.Is(err, keys.ErrBadSecret):
-		return nil, false, jsonrpc.ErrUnauthorized("invalid project id or project secret")
+		return false, jsonrpc.ErrUnauthorized("invalid project id or project secret")
 	case err != nil:
-		return nil, false, jsonrpc.ErrForbidden()
+		return false, jsonrpc.ErrForbidden()
 	}
-	return k, bypass, nil
+	return bypass, nil
 }

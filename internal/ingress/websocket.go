@@ -26,6 +26,8 @@ type wsRegistry struct {
 	conns    map[*wsConn]struct{}
 	open     atomic.Int64
 	closing  bool
+	// stopWatch ends the key watcher (watchKeys) at shutdown.
+	stopWatch chan struct{}
 }
 
 func (s *Server) initWebSocket() {
@@ -39,6 +41,10 @@ func (s *Server) initWebSocket() {
 		// Origins are a key setting (allowlists), decided like on HTTP, not
 		// by the handshake.
 		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	if s.Keys != nil {
+		s.ws.stopWatch = make(chan struct{})
+		go s.watchKeys(s.ws.stopWatch)
 	}
 }
 
@@ -72,7 +78,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered the HTTP error
 	}
 	info := pipeline.ClientInfo{Transport: "ws", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
-	c := newWSConn(s, conn, network, key, info)
+	c := newWSConn(s, conn, network, key, requestOf(r), info)
 	if !s.ws.add(c) {
 		c.closeWith(websocket.CloseGoingAway, "server shutting down")
 		return
@@ -93,6 +99,17 @@ func (reg *wsRegistry) add(c *wsConn) bool {
 	return true
 }
 
+// list is the open connections at this moment.
+func (reg *wsRegistry) list() []*wsConn {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	conns := make([]*wsConn, 0, len(reg.conns))
+	for c := range reg.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
 func (reg *wsRegistry) remove(c *wsConn) {
 	reg.mu.Lock()
 	if _, ok := reg.conns[c]; ok {
@@ -109,13 +126,12 @@ func (s *Server) OpenWebSockets() int { return int(s.ws.open.Load()) }
 // 1001 (going away); calls in flight are cancelled.
 func (s *Server) CloseWebSockets(ctx context.Context) {
 	s.ws.mu.Lock()
-	s.ws.closing = true
-	conns := make([]*wsConn, 0, len(s.ws.conns))
-	for c := range s.ws.conns {
-		conns = append(conns, c)
+	if !s.ws.closing && s.ws.stopWatch != nil {
+		close(s.ws.stopWatch)
 	}
+	s.ws.closing = true
 	s.ws.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range s.ws.list() {
 		c.closeWith(websocket.CloseGoingAway, "server shutting down")
 	}
 	for s.OpenWebSockets() > 0 && ctx.Err() == nil {

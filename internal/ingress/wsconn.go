@@ -26,8 +26,12 @@ type wsConn struct {
 	s       *Server
 	ws      *websocket.Conn
 	network *pipeline.Network
-	key     *keys.Key
-	info    pipeline.ClientInfo
+	// keyID and keyReq find and admit the socket's key again for every
+	// message (wsauth.go); key is the record last admitted.
+	keyID  string
+	keyReq keys.Request
+	key    atomic.Pointer[keys.Key]
+	info   pipeline.ClientInfo
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -48,9 +52,10 @@ type wsConn struct {
 	closeOnce sync.Once
 }
 
-func newWSConn(s *Server, conn *websocket.Conn, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo) *wsConn {
+func newWSConn(s *Server, conn *websocket.Conn, network *pipeline.Network, key *keys.Key, req keys.Request, info pipeline.ClientInfo) *wsConn {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &wsConn{s: s, ws: conn, network: network, key: key, info: info, ctx: ctx, cancel: cancel, slots: make(chan struct{}, s.WebSocket.MaxInFlight)}
+	c := &wsConn{s: s, ws: conn, network: network, keyID: key.ID, keyReq: req, info: info, ctx: ctx, cancel: cancel, slots: make(chan struct{}, s.WebSocket.MaxInFlight)}
+	c.key.Store(key)
 	c.lastActivity.Store(time.Now().UnixNano())
 	conn.SetReadLimit(s.WebSocket.MaxMessageBytes)
 	conn.SetPongHandler(func(string) error { c.extendDeadline(); return nil })
@@ -114,10 +119,18 @@ func (c *wsConn) handle(bp *[]byte) {
 		c.inflight.Add(-1)
 		<-c.slots
 	}()
+	key, bypass, refused := c.admitCurrent()
+	if refused != nil {
+		putBuf(bp)
+		c.refuseKey(refused)
+		return
+	}
+	info := c.info
+	info.BypassAllowlists = bypass
 	var held heldIDs
 	ctx := context.WithValue(c.ctx, heldKey{}, &held)
 	out := getBuf()
-	*out, _, _ = c.s.serveBody(ctx, (*out)[:0], *bp, c.network, c.key, c.info, c)
+	*out, _, _ = c.s.serveBody(ctx, (*out)[:0], *bp, c.network, key, info, c)
 	putBuf(bp)
 	c.enqueue(out)
 	held.release(c)

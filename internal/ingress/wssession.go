@@ -100,7 +100,7 @@ func (c *wsConn) Unsubscribe(_ context.Context, params json.RawMessage) (json.Ra
 // Notify implements subs.Notifier: one eth_subscription message, queued.
 func (c *wsConn) Notify(subID string, result json.RawMessage) {
 	if m := c.s.Metering; m != nil {
-		if ok, reason := m.ChargeNotification(c.ctx, c.key, c.network); !ok {
+		if ok, reason := m.ChargeNotification(c.ctx, c.key.Load(), c.network); !ok {
 			// Daily credits spent: a clear close, not a silent stream stop.
 			go c.closeWith(websocket.ClosePolicyViolation, reason)
 			return

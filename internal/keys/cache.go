@@ -36,6 +36,8 @@ type Cache struct {
 type snapshot struct {
 	byHash map[Hash]*Key
 	byID   map[string]*Key
+	// replaced is closed when a newer snapshot takes this one's place.
+	replaced chan struct{}
 }
 
 // CacheOptions tune a Cache.
@@ -140,7 +142,7 @@ func (c *Cache) Refresh(ctx context.Context) error {
 // static keys, carrying last-used counters over by id.
 func (c *Cache) publish(recs []Record) {
 	old := c.snap.Load()
-	s := &snapshot{byHash: make(map[Hash]*Key, len(recs)+len(c.static)), byID: make(map[string]*Key, len(recs)+len(c.static))}
+	s := &snapshot{byHash: make(map[Hash]*Key, len(recs)+len(c.static)), byID: make(map[string]*Key, len(recs)+len(c.static)), replaced: make(chan struct{})}
 	for _, k := range c.static {
 		s.byHash[k.hash], s.byID[k.ID] = k, k
 	}
@@ -164,7 +166,15 @@ func (c *Cache) publish(recs []Record) {
 		s.byHash[k.hash], s.byID[k.ID] = k, k
 	}
 	c.snap.Store(s)
+	if old != nil {
+		close(old.replaced)
+	}
 }
+
+// Changed returns a channel that is closed when the keys next change (a
+// store change reaches it within one poll interval). Holders of a Key
+// (open WebSockets) wait on it and look their key up again by id.
+func (c *Cache) Changed() <-chan struct{} { return c.snap.Load().replaced }
 
 func (c *Cache) run(ctx context.Context) {
 	defer close(c.done)

@@ -1,0 +1,150 @@
+package ingress_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/nodegate/nodegate/internal/cli/keyscmd"
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/service"
+)
+
+// keysCLI runs `nodegate keys args... --data-dir DIR` against the running
+// service's SQLite store, as an operator would from another shell.
+func keysCLI(t *testing.T, dataDir string, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := keyscmd.Run(append(args, "--data-dir", dataDir), &out, &errOut); code != 0 {
+		t.Fatalf("nodegate keys %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+	}
+	return out.String()
+}
+
+// createKey makes a team key with the CLI and returns its id and plain key.
+func createKey(t *testing.T, dataDir string, args ...string) (id, key string) {
+	t.Helper()
+	var c struct{ ID, Key string }
+	out := keysCLI(t, dataDir, append([]string{"create", "--plan", "team", "--json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("create output %q: %v", out, err)
+	}
+	return c.ID, c.Key
+}
+
+// dialKey opens a socket for key once the service knows the key.
+func dialKey(t *testing.T, s *service.Service, key string, h http.Header) *websocket.Conn {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+key, h)
+		if err == nil {
+			t.Cleanup(func() { c.Close() })
+			return c
+		}
+		if resp == nil || resp.StatusCode != http.StatusUnauthorized || time.Now().After(deadline) {
+			t.Fatalf("dial: %v %v", resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// closeOf reads (skipping notifications) until the server closes the
+// socket, and returns its close frame.
+func closeOf(t *testing.T, c *websocket.Conn, within time.Duration) *websocket.CloseError {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(within))
+	for {
+		_, msg, err := c.ReadMessage()
+		if err == nil {
+			if !strings.Contains(string(msg), `"eth_subscription"`) {
+				t.Fatalf("unexpected message while waiting for the close: %s", msg)
+			}
+			continue
+		}
+		var ce *websocket.CloseError
+		if !asClose(err, &ce) {
+			t.Fatalf("socket not closed with a close frame within %s: %v", within, err)
+		}
+		return ce
+	}
+}
+
+// TestWebSocketFollowsKeyChanges: an open socket is admitted against its
+// key's current record. A changed method allowlist applies to the next
+// message; a revoked key's socket is closed (1008, the 401 message) without
+// the client sending anything, and its subscriptions end; an origin
+// allowlist that now refuses the socket closes it with the 403 message.
+func TestWebSocketFollowsKeyChanges(t *testing.T) {
+	const refresh = 100 * time.Millisecond
+	s := startGateway(t, func(c *config.Config) { c.KeyRefresh = refresh })
+	dir := s.Config.DataDir
+
+	t.Run("method allowlist applies to the next message", func(t *testing.T) {
+		id, key := createKey(t, dir)
+		c := dialKey(t, s, key, nil)
+		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`); !strings.Contains(got, `"result"`) {
+			t.Fatalf("before the change: %s", got)
+		}
+		keysCLI(t, dir, "update", id, "--method", "eth_blockNumber")
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			got := roundTrip(t, c, `{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}`)
+			if strings.Contains(got, `"code":-32002`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the open socket still serves a method its key no longer allows: %s", got)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber"}`); !strings.Contains(got, `"result"`) {
+			t.Fatalf("allowed method refused: %s", got)
+		}
+	})
+
+	t.Run("revoked key closes the socket and ends its subscriptions", func(t *testing.T) {
+		id, key := createKey(t, dir)
+		c := dialKey(t, s, key, nil)
+		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`); !strings.Contains(got, `"result":"0x`) {
+			t.Fatalf("subscribe: %s", got)
+		}
+		if n := s.Networks[0].Subs.Streams(); n != 1 {
+			t.Fatalf("%d upstream subscriptions, want 1", n)
+		}
+		revoked := time.Now()
+		keysCLI(t, dir, "revoke", id)
+		ce := closeOf(t, c, 20*time.Second)
+		if ce.Code != websocket.ClosePolicyViolation || ce.Text != "invalid project id" {
+			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "invalid project id")
+		}
+		t.Logf("closed %s after the revocation (key_refresh %s)", time.Since(revoked).Round(time.Millisecond), refresh)
+		deadline := time.Now().Add(10 * time.Second)
+		for s.Networks[0].Subs.Streams() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the revoked key's subscription still runs")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if _, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+key, nil); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("a revoked key upgraded: %v %v", resp, err)
+		}
+	})
+
+	t.Run("origin no longer allowed closes the socket", func(t *testing.T) {
+		id, key := createKey(t, dir, "--origin", "https://a.example")
+		c := dialKey(t, s, key, http.Header{"Origin": {"https://a.example"}})
+		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`); !strings.Contains(got, `"result"`) {
+			t.Fatalf("before the change: %s", got)
+		}
+		keysCLI(t, dir, "update", id, "--origin", "https://b.example")
+		ce := closeOf(t, c, 20*time.Second)
+		if ce.Code != websocket.ClosePolicyViolation || ce.Text != "rejected due to project ID settings" {
+			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "rejected due to project ID settings")
+		}
+	})
+}

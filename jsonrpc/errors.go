@@ -73,6 +73,12 @@ func NewError(code int, msg string) *Error { return &Error{Code: code, Message: 
 
 func ErrParse() *Error { return NewError(CodeParseError, "parse error") }
 
+// ErrNotUTF8 is the parse error of a body that is not valid UTF-8.
+func ErrNotUTF8() *Error { return NewError(CodeParseError, MsgNotUTF8) }
+
+// MsgNotUTF8 is ErrNotUTF8's message (also a WebSocket close reason).
+const MsgNotUTF8 = "parse error: invalid UTF-8"
+
 func ErrInvalidRequest(msg string) *Error { return NewError(CodeInvalidRequest, msg) }
 
 func ErrMethodNotFound(method string) *Error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fuzzMaxBatch is the batch limit the fuzz targets parse with (the default
@@ -81,8 +82,57 @@ func FuzzParse(f *testing.F) {
 		if batch {
 			out = append(out, ']')
 		}
-		if !json.Valid(out) {
-			t.Fatalf("response is not valid JSON: %q", out)
+		if !json.Valid(out) || !utf8.Valid(out) {
+			t.Fatalf("response is not valid JSON in UTF-8: %q", out)
+		}
+	})
+}
+
+// FuzzParseInvalidUTF8: ids and method names with any bytes, invalid UTF-8
+// included, alone and in a batch. Every answer nodegate could build from
+// the parse (the error, or a method-not-found naming the method) is valid
+// JSON in valid UTF-8; a body with invalid UTF-8 is a -32700 parse error.
+func FuzzParseInvalidUTF8(f *testing.F) {
+	f.Add([]byte("\xff"), []byte("eth_chainId"))
+	f.Add([]byte("a\xc3"), []byte("eth_\xe2\x82"))
+	f.Add([]byte("\xed\xa0\x80"), []byte("m"))          // a UTF-16 surrogate, encoded
+	f.Add([]byte("ok"), []byte("\xf4\x90\x80\x80"))     // beyond U+10FFFF
+	f.Add([]byte("\\\""), []byte(`\u00e9\ud83d\ude00`)) // escapes, valid
+	f.Add([]byte("\\ud800"), []byte("\\udfff"))         // lone surrogate escapes: valid JSON
+	f.Add([]byte("\xc0\xaf"), []byte("\xc0\xaf"))       // overlong encodings
+	f.Fuzz(func(t *testing.T, id, method []byte) {
+		one := append(append(append(append([]byte(`{"jsonrpc":"2.0","id":"`), id...), `","method":"`...), method...), `"}`...)
+		for _, body := range [][]byte{one, append(append(append([]byte(`[`), one...), `,`...), append(one, ']')...)} {
+			msgs, batch, err := Parse(body, fuzzMaxBatch)
+			if !utf8.Valid(body) {
+				if err == nil || err.Code != CodeParseError {
+					t.Fatalf("body with invalid UTF-8 not refused as a parse error: %q", body)
+				}
+			}
+			var out []byte
+			if err != nil {
+				out = AppendResponse(nil, NullID(), ErrorResponse(err))
+			} else {
+				if batch {
+					out = append(out, '[')
+				}
+				for i, m := range msgs {
+					if i > 0 {
+						out = append(out, ',')
+					}
+					e := m.Err
+					if e == nil {
+						e = ErrMethodNotFound(m.Req.Method)
+					}
+					out = AppendResponse(out, m.Req.ID, ErrorResponse(e))
+				}
+				if batch {
+					out = append(out, ']')
+				}
+			}
+			if !utf8.Valid(out) || !json.Valid(out) {
+				t.Fatalf("answer to %q is not valid JSON in UTF-8: %q", body, out)
+			}
 		}
 	})
 }
@@ -91,7 +141,7 @@ func checkWholeBodyError(t *testing.T, body []byte, err *Error) {
 	t.Helper()
 	switch err.Code {
 	case CodeParseError:
-		if json.Valid(body) {
+		if json.Valid(body) && utf8.Valid(body) {
 			t.Fatalf("valid JSON refused as a parse error: %q", body)
 		}
 	case CodeInvalidRequest:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Limits a parser applies to what a client controls.
@@ -42,7 +43,14 @@ func NullID() json.RawMessage { return nullID }
 
 // Parse splits a request body into messages. A body that is not JSON, an
 // empty batch or a batch over maxBatch is an error for the whole body.
+// JSON text is UTF-8 (RFC 8259, section 8.1): a body with invalid UTF-8
+// anywhere is a parse error, so that no id or method name is ever echoed
+// into an answer that is not valid JSON itself (encoding/json's Valid does
+// not check the encoding of strings).
 func Parse(body []byte, maxBatch int) (msgs []Message, batch bool, err *Error) {
+	if !utf8.Valid(body) {
+		return nil, false, ErrNotUTF8()
+	}
 	if !json.Valid(body) {
 		return nil, false, ErrParse()
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nodegate/nodegate/internal/ingress"
 )
@@ -35,6 +36,9 @@ func TestHostileBodies(t *testing.T) {
 		{"giant id", call(giantID, "eth_chainId", "[]"), http.StatusOK, -32600, "", "null"},
 		{"giant method name", call("1", strings.Repeat("a", 1<<20), "[]"), http.StatusOK, -32600, "", "1"},
 		{"many params", call("1", "eth_getTransactionByHash", "["+strings.Repeat(`"x",`, 200000)+`"x"]`), http.StatusOK, -32602, "invalid argument 0: json: cannot unmarshal hex string without 0x prefix into Go value of type common.Hash", "1"},
+		{"invalid UTF-8 in an id", call("\"a\xff\"", "eth_chainId", "[]"), http.StatusOK, -32700, "parse error: invalid UTF-8", "null"},
+		{"invalid UTF-8 in a method name", call("1", "eth_\xc3(", "[]"), http.StatusOK, -32700, "parse error: invalid UTF-8", "null"},
+		{"invalid UTF-8 in a batch entry", batchOf(call("1", "eth_chainId", "[]"), call("\"\xed\xa0\x80\"", "eth_chainId", "[]")), http.StatusOK, -32700, "parse error: invalid UTF-8", "null"},
 		{"huge number", call("1", "eth_getTransactionByBlockNumberAndIndex", `[1`+strings.Repeat("0", 100000)+`,"0x0"]`), http.StatusOK, -32602, "", "1"},
 	}
 	for _, tc := range cases {
@@ -53,6 +57,9 @@ func TestHostileBodies(t *testing.T) {
 			body, err := io.ReadAll(resp.Body)
 			if err != nil {
 				t.Fatalf("read: %v", err)
+			}
+			if !utf8.Valid(body) {
+				t.Errorf("answer is not valid UTF-8: %q", body)
 			}
 			r := reply{resp.StatusCode, resp.Header, body}
 			wantError(t, r, tc.status, tc.code, tc.msg, tc.id)

@@ -235,3 +235,34 @@ func TestWebSocketConcurrentCalls(t *testing.T) {
 		t.Fatalf("%d distinct ids, want %d", len(seen), n)
 	}
 }
+
+// TestWebSocketInvalidUTF8: a message with invalid UTF-8 (in an id, a
+// method name, anywhere) is never answered, since its id would make a text
+// frame that is not UTF-8: the connection is closed with 1007.
+func TestWebSocketInvalidUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		frame int
+		msg   string
+	}{
+		{"id, text frame", websocket.TextMessage, `{"jsonrpc":"2.0","id":"a` + "\xff" + `","method":"eth_chainId"}`},
+		{"method, text frame", websocket.TextMessage, `{"jsonrpc":"2.0","id":1,"method":"eth_` + "\xc3(" + `"}`},
+		{"id in a batch, binary frame", websocket.BinaryMessage, `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":"` + "\xed\xa0\x80" + `","method":"eth_chainId"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dial(t, gw)
+			if err := c.WriteMessage(tc.frame, []byte(tc.msg)); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			_, got, err := c.ReadMessage()
+			var ce *websocket.CloseError
+			if !asClose(err, &ce) {
+				t.Fatalf("want a close frame, got message %q, error %v", got, err)
+			}
+			if ce.Code != websocket.CloseInvalidFramePayloadData || ce.Text != "parse error: invalid UTF-8" {
+				t.Fatalf("close %d %q, want 1007 %q", ce.Code, ce.Text, "parse error: invalid UTF-8")
+			}
+		})
+	}
+}

@@ -7,16 +7,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/subs"
+	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // Close codes nodegate sends (RFC 6455, section 7.4.1).
 const (
-	closeSlowReader = websocket.ClosePolicyViolation // 1008: send queue full
+	closeSlowReader     = websocket.ClosePolicyViolation         // 1008: send queue full
+	closeInvalidPayload = websocket.CloseInvalidFramePayloadData // 1007: a message that is not UTF-8
 )
 
 // wsConn is one client WebSocket. It has one goroutine of its own (the
@@ -98,6 +101,13 @@ func (c *wsConn) readLoop() {
 		}
 		if c.dead.Load() {
 			putBuf(bp) // closing: drain what the client still sends, answer nothing
+			continue
+		}
+		if !utf8.Valid(body) {
+			// RFC 6455: text must be UTF-8, and JSON is; an id or method
+			// with invalid bytes must not come back in a text frame.
+			putBuf(bp)
+			c.closeWith(closeInvalidPayload, jsonrpc.MsgNotUTF8)
 			continue
 		}
 		// At MaxInFlight the reader waits for a call to finish before it

@@ -9,7 +9,9 @@ func TestFilterBook(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	b := newFilterBook()
 	b.now = func() time.Time { return now }
-	ref := func(i int) filterRef { return filterRef{network: "mainnet", id: string(rune('a'+i%26)) + string(rune('a'+i/26))} }
+	ref := func(i int) filterRef {
+		return filterRef{network: "mainnet", id: string(rune('a'+i%26)) + string(rune('a'+i/26))}
+	}
 
 	t.Run("bounded per key", func(t *testing.T) {
 		for i := range maxFiltersPerKey {

@@ -1,7 +1,8 @@
 // Package limits enforces SPEC.md's per-method limits at the gateway,
 // whatever node is behind it: for eth_getLogs the parameter count, the
 // result count (by splitting wide ranges into sub-ranges and stopping at
-// the first log over the limit) and the duration; for eth_call and
+// the first log over the limit) and the duration, which log filters obey
+// too (eth_newFilter, eth_getFilterLogs, eth_getFilterChanges); for eth_call and
 // eth_estimateGas the gas cap (the gas field lowered to a multiple of the
 // head block's gas limit). It also holds the limit values per plan.
 //

@@ -13,6 +13,11 @@ func ErrTooManyParams(max int) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("query exceeds max parameters (%d)", max))
 }
 
+// ErrTooManyFilters answers a new filter over the filters a key may hold.
+func ErrTooManyFilters(max int) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many filters (at most %d per key); uninstall some or let them expire", max))
+}
+
 // ErrTimeout answers an eth_getLogs that ran over its duration limit.
 func ErrTimeout() *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "query timeout exceeded")

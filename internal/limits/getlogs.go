@@ -44,18 +44,44 @@ type Query struct {
 // work) after v.GetLogsTimeout. Results that fit are the node's own bytes.
 func GetLogs(ctx context.Context, v Values, q Query, b Backend) *jsonrpc.Response {
 	raw := firstElement(q.Params)
-	n, err := CountParams(raw)
-	if err != nil {
-		return jsonrpc.ErrorResponse(jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error()))
+	if e := CheckParams(v, raw); e != nil {
+		return jsonrpc.ErrorResponse(e)
 	}
-	if n > v.GetLogsMaxParams {
-		return jsonrpc.ErrorResponse(ErrTooManyParams(v.GetLogsMaxParams))
-	}
-	fields, _ := readFilter(raw) // CountParams read it already
+	fields, _ := readFilter(raw) // CheckParams read it already
 	qctx, cancel := context.WithTimeout(ctx, v.GetLogsTimeout)
 	defer cancel()
 	s := &search{max: v.GetLogsMaxResults, params: q.Params, crit: q.Filter, fields: fields, b: b, res: resolver{call: b.Call}}
 	resp := s.run(qctx)
+	if upstream.Expired(qctx) && !upstream.Expired(ctx) {
+		return jsonrpc.ErrorResponse(ErrTimeout())
+	}
+	return resp
+}
+
+// CheckParams refuses a filter object (eth_getLogs's, eth_newFilter's)
+// with more parameters than v allows, as eth_getLogs refuses it.
+func CheckParams(v Values, filter []byte) *jsonrpc.Error {
+	n, err := CountParams(filter)
+	if err != nil {
+		return jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error())
+	}
+	if n > v.GetLogsMaxParams {
+		return ErrTooManyParams(v.GetLogsMaxParams)
+	}
+	return nil
+}
+
+// GetFilterChanges answers an eth_getFilterChanges of a log filter within
+// eth_getLogs's result and duration limits: the node's answer when it holds
+// at most v.GetLogsMaxResults logs, else the same -32005 as eth_getLogs.
+// fetch asks the node.
+func GetFilterChanges(ctx context.Context, v Values, fetch func(ctx context.Context) *jsonrpc.Response) *jsonrpc.Response {
+	qctx, cancel := context.WithTimeout(ctx, v.GetLogsTimeout)
+	defer cancel()
+	s := &search{max: v.GetLogsMaxResults, b: Backend{Logs: func(ctx context.Context, _ json.RawMessage, _ *Span) *jsonrpc.Response {
+		return fetch(ctx)
+	}}}
+	resp := s.single(qctx, nil)
 	if upstream.Expired(qctx) && !upstream.Expired(ctx) {
 		return jsonrpc.ErrorResponse(ErrTimeout())
 	}

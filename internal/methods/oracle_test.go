@@ -227,6 +227,15 @@ func oracleCases() map[string][]string {
 		add("eth_getLogs", arr(f))
 	}
 	add("eth_getLogs", arr(`{}`, `{}`))
+	// Filters: eth_newFilter decodes eth_getLogs's filter object; the id
+	// methods decode an rpc.ID.
+	for _, f := range filters {
+		add("eth_newFilter", arr(f))
+	}
+	add("eth_newFilter", `[]`, `[null]`, arr(`{}`, `{}`))
+	for _, m := range []string{"eth_getFilterLogs", "eth_getFilterChanges", "eth_uninstallFilter"} {
+		add(m, `[]`, `[null]`, `["0x1"]`, `[""]`, `[1]`, `[{}]`, `[[]]`, `[true]`, `["0x1","0x2"]`, `["0x1",null]`)
+	}
 	for _, m := range []string{"eth_getUncleByBlockNumberAndIndex", "eth_getTransactionByBlockNumberAndIndex"} {
 		for _, b := range blockNumbers {
 			add(m, arr(b, index))

@@ -223,3 +223,16 @@ func TestLookup(t *testing.T) {
 		}
 	})
 }
+
+// TestFilterMethodsCostLikeGetLogs: a log filter's methods cost what
+// eth_getLogs costs, so that a filter is not a cheaper way to the same logs.
+func TestFilterMethodsCostLikeGetLogs(t *testing.T) {
+	table := methods.NewTable(methods.FamilyEVM)
+	getLogs, _ := table.Lookup("eth_getLogs")
+	for _, m := range []string{"eth_newFilter", "eth_getFilterLogs", "eth_getFilterChanges"} {
+		r, err := table.Lookup(m)
+		if err != nil || r.Credits != getLogs.Credits {
+			t.Errorf("%s costs %v (%v), eth_getLogs %d", m, r, err, getLogs.Credits)
+		}
+	}
+}

@@ -46,6 +46,7 @@ const (
 	NoLimit      Limit = iota
 	LimitGetLogs       // parameters, results and duration of eth_getLogs
 	LimitGasCap        // the gas cap of eth_call and eth_estimateGas
+	LimitFilter        // filters: owned by their key; log filters under LimitGetLogs's limits
 )
 
 // SessionOp is what a session method does to the caller's subscriptions.

@@ -40,10 +40,15 @@ var forwarded = []Rule{
 	{Name: "web3_clientVersion", Idempotent: true, Credits: 5},
 	{Name: "eth_subscribe", Credits: 5, Session: SessionSubscribe},
 	{Name: "eth_unsubscribe", Credits: 5, Session: SessionUnsubscribe},
-	{Name: "eth_newFilter", Credits: 80},
-	{Name: "eth_newBlockFilter", Credits: 80},
-	{Name: "eth_newPendingTransactionFilter", Credits: 80},
-	{Name: "eth_uninstallFilter", Credits: 80},
+	// Filters belong to the key that installed them, and a log filter is
+	// under eth_getLogs's limits and costs like it (the pipeline's filter
+	// stage). The id methods decode the id as the node does (rpc.ID).
+	{Name: "eth_newFilter", Args: []arg{required[filters.FilterCriteria]()}, Credits: 255, Limit: LimitFilter},
+	{Name: "eth_newBlockFilter", Credits: 80, Limit: LimitFilter},
+	{Name: "eth_newPendingTransactionFilter", Credits: 80, Limit: LimitFilter},
+	{Name: "eth_uninstallFilter", Args: []arg{required[rpc.ID]()}, Credits: 80, Limit: LimitFilter},
+	{Name: "eth_getFilterLogs", Args: []arg{required[rpc.ID]()}, Idempotent: true, Credits: 255, Limit: LimitFilter},
+	{Name: "eth_getFilterChanges", Args: []arg{required[rpc.ID]()}, Credits: 255, Limit: LimitFilter},
 }
 
 // Refused namespaces and methods (DESIGN.md, "namespaces").

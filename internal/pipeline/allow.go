@@ -35,8 +35,12 @@ func allowStage(next Handler) Handler {
 
 // contractsAllowed checks every contract address the call names. A call
 // whose addresses cannot be read, or that could touch any contract (a
-// filter without an address, a call without a to), is refused.
+// filter without an address, a call without a to), is refused; so is a
+// call that could change what an allowed contract is (overrides).
 func contractsAllowed(c *Call) bool {
+	if overridesState(c) {
+		return false
+	}
 	extract, ok := addressTaking[c.Req.Method]
 	if !ok {
 		return true
@@ -51,6 +55,36 @@ func contractsAllowed(c *Call) bool {
 		}
 	}
 	return true
+}
+
+// overrideParams lists, per method, the positions of state and block
+// overrides: with them a call runs any code at an allowed address (state)
+// or on a made-up block. eth_simulateV1 is made of such overrides (its
+// blocks carry stateOverrides and blockOverrides) and is listed with none:
+// every eth_simulateV1 is refused for a key with a contract allowlist.
+var overrideParams = map[string][]int{
+	"eth_call":             {2, 3},
+	"eth_estimateGas":      {2, 3},
+	"eth_createAccessList": {2},
+	"eth_simulateV1":       nil,
+}
+
+// overridesState reports whether the call carries an override (any value
+// but null or absent, an empty one included) or is eth_simulateV1.
+func overridesState(c *Call) bool {
+	positions, ok := overrideParams[c.Req.Method]
+	if !ok {
+		return false
+	}
+	if positions == nil {
+		return true
+	}
+	for _, i := range positions {
+		if _, err := param(c.Req.Params, i); !errors.Is(err, errNoAddress) {
+			return true // present, or params that cannot be read
+		}
+	}
+	return false
 }
 
 // extractor returns the contract addresses a call names.

@@ -30,11 +30,17 @@ func getLogsLimits(next Handler) Handler {
 				sub.Parsed = methods.Parsed{subFilter(crit, span)}
 				return next(ctx, &sub)
 			},
-			Call: func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
-				return route(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client})
-			},
+			Call: internalCall(c),
 		}
 		return limits.GetLogs(ctx, c.Network.Limits.For(plan(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
+	}
+}
+
+// internalCall sends the reads the limits make for c (tag resolutions)
+// to the network's upstream.
+func internalCall(c *Call) limits.Fetch {
+	return func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
+		return route(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client})
 	}
 }
 

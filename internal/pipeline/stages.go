@@ -10,6 +10,7 @@ func order() []Stage {
 		allowStage,   // 403 -32002 for a network, method or contract the key does not allow
 		// limits
 		getLogsLimits, // eth_getLogs: -32005 over the parameter, result or duration limit
+		filterLimits,  // filters: the installing key's only; log filters under eth_getLogs's limits (filters.go)
 		gasCap,        // eth_call/eth_estimateGas: gas lowered to the cap
 		sessionStage,  // eth_subscribe/eth_unsubscribe answered by the caller's connection (session.go)
 	}

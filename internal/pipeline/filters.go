@@ -1,0 +1,165 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// errFilterNotFound is go-ethereum's answer for a filter it does not hold
+// (code -32000, its default for errors without a code of their own).
+func errFilterNotFound() *jsonrpc.Error { return jsonrpc.NewError(-32000, "filter not found") }
+
+// filterLimits puts filters under the key that installed them and log
+// filters under eth_getLogs's limits:
+//   - eth_newFilter is refused over the parameter limit, as eth_getLogs is,
+//     and every new filter over the key's filter bound (filterbook.go);
+//   - eth_getFilterLogs, eth_getFilterChanges and eth_uninstallFilter of a
+//     filter the caller's key did not install (or that expired) answer as
+//     the node does for an unknown id;
+//   - eth_getFilterLogs is answered as an eth_getLogs of the filter's
+//     object, with its result and duration limits (wide ranges split);
+//   - eth_getFilterChanges of a log filter obeys the same result and
+//     duration limits.
+//
+// Its book of filters lives as long as the pipeline (one per Build).
+func filterLimits(next Handler) Handler {
+	book := newFilterBook()
+	return func(ctx context.Context, c *Call) *jsonrpc.Response {
+		if c.Rule == nil || c.Rule.Limit != methods.LimitFilter {
+			return next(ctx, c)
+		}
+		switch c.Req.Method {
+		case "eth_newFilter":
+			return newLogFilter(ctx, c, book, next)
+		case "eth_newBlockFilter":
+			return newFilter(ctx, c, book, next, blockFilter, nil)
+		case "eth_newPendingTransactionFilter":
+			return newFilter(ctx, c, book, next, pendingTxFilter, nil)
+		}
+		id, _ := firstParsed[rpc.ID](c)
+		if id == nil { // not reachable: the rule decodes the id
+			return jsonrpc.ErrorResponse(errFilterNotFound())
+		}
+		ref := filterRef{network: c.Network.Name, id: string(*id)}
+		f, ok := book.lookup(ref, owner(c))
+		switch c.Req.Method {
+		case "eth_uninstallFilter":
+			if !ok {
+				return &jsonrpc.Response{Result: json.RawMessage("false")} // the node's answer for an unknown id
+			}
+			book.remove(ref)
+			return next(ctx, c)
+		case "eth_getFilterLogs":
+			if !ok || f.kind != logFilter {
+				return jsonrpc.ErrorResponse(errFilterNotFound())
+			}
+			return forget(book, ref, filterLogs(ctx, c, f, next))
+		case "eth_getFilterChanges":
+			if !ok {
+				return jsonrpc.ErrorResponse(errFilterNotFound())
+			}
+			book.touch(ref)
+			if f.kind != logFilter {
+				return forget(book, ref, next(ctx, c))
+			}
+			v := c.Network.Limits.For(plan(c))
+			return forget(book, ref, limits.GetFilterChanges(ctx, v, func(ctx context.Context) *jsonrpc.Response { return next(ctx, c) }))
+		}
+		return next(ctx, c)
+	}
+}
+
+// newLogFilter checks eth_newFilter's object against eth_getLogs's
+// parameter limit before the node installs it.
+func newLogFilter(ctx context.Context, c *Call, book *filterBook, next Handler) *jsonrpc.Response {
+	raw := firstElement(c.Req.Params)
+	if e := limits.CheckParams(c.Network.Limits.For(plan(c)), raw); e != nil {
+		return jsonrpc.ErrorResponse(e)
+	}
+	return newFilter(ctx, c, book, next, logFilter, append([]byte(nil), raw...))
+}
+
+// newFilter installs a filter on the node within the key's bound and
+// records it under the id the node returned.
+func newFilter(ctx context.Context, c *Call, book *filterBook, next Handler, kind filterKind, crit []byte) *jsonrpc.Response {
+	who := owner(c)
+	if !book.reserve(who, len(crit)) {
+		return jsonrpc.ErrorResponse(limits.ErrTooManyFilters(maxFiltersPerKey))
+	}
+	resp := next(ctx, c)
+	var id string
+	if resp.Err != nil || json.Unmarshal(resp.Result, &id) != nil || id == "" {
+		book.release(who, len(crit))
+		return resp
+	}
+	book.add(filterRef{network: c.Network.Name, id: id}, who, kind, crit)
+	return resp
+}
+
+// filterLogs answers eth_getFilterLogs as eth_getLogs of the filter's
+// object would be answered. A query made in one call is the client's own
+// eth_getFilterLogs (the node's answer, its errors included); a wide range
+// is asked in eth_getLogs sub-ranges.
+func filterLogs(ctx context.Context, c *Call, f filterEntry, next Handler) *jsonrpc.Response {
+	crit := new(filters.FilterCriteria)
+	if err := json.Unmarshal(f.crit, crit); err != nil { // not reachable: decoded at eth_newFilter
+		return jsonrpc.ErrorResponse(errFilterNotFound())
+	}
+	params := make([]byte, 0, len(f.crit)+2)
+	params = append(append(append(params, '['), f.crit...), ']')
+	getLogs, _ := c.Network.Methods.Lookup("eth_getLogs")
+	b := limits.Backend{
+		Logs: func(ctx context.Context, sp json.RawMessage, span *limits.Span) *jsonrpc.Response {
+			if span == nil {
+				return next(ctx, c)
+			}
+			sub := *c
+			sub.Req.Method = "eth_getLogs"
+			sub.Req.Params = sp
+			sub.Rule = getLogs
+			sub.Parsed = methods.Parsed{subFilter(crit, span)}
+			return next(ctx, &sub)
+		},
+		Call: internalCall(c),
+	}
+	return limits.GetLogs(ctx, c.Network.Limits.For(plan(c)), limits.Query{Params: params, Filter: crit}, b)
+}
+
+// forget drops a filter the node answered it does not know (a node that
+// restarted, or another node of the pool), and returns the answer.
+func forget(book *filterBook, ref filterRef, resp *jsonrpc.Response) *jsonrpc.Response {
+	if resp.Err != nil && resp.Err.Message == "filter not found" {
+		book.remove(ref)
+	}
+	return resp
+}
+
+// owner is who a filter belongs to: the caller's key ("" without keys).
+func owner(c *Call) string {
+	if c.Key == nil {
+		return ""
+	}
+	return c.Key.ID
+}
+
+// firstParsed is the call's first decoded param when it has type T.
+func firstParsed[T any](c *Call) (*T, bool) {
+	if len(c.Parsed) == 0 {
+		return nil, false
+	}
+	v, ok := c.Parsed[0].(*T)
+	return v, ok
+}
+
+// firstElement is the first element of a params array.
+func firstElement(params []byte) []byte {
+	var first []byte
+	_ = jsonrpc.Elements(params, func(e []byte) bool { first = e; return false })
+	return first
+}

@@ -31,4 +31,3 @@ func (h rttHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 		return err
 	}
 }
-

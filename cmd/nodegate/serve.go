@@ -74,9 +74,13 @@ func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
 }
 
 func loadServeConfig(args []string, stderr io.Writer) (config.Config, error) {
-	var f serveFlags
+	var (
+		f  serveFlags
+		of obsFlags
+	)
 	fs := newFlagSet("serve", serveHeader, stderr)
 	f.register(fs)
+	of.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return config.Config{}, err
 	}
@@ -91,6 +95,7 @@ func loadServeConfig(args []string, stderr io.Writer) (config.Config, error) {
 		}
 	}
 	f.apply(&cfg, setFlags(fs))
+	of.apply(&cfg, setFlags(fs))
 	return cfg, cfg.Validate()
 }
 
@@ -110,11 +115,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	} else {
 		defer stopProfile()
 	}
+	setDefaultLogger(cfg.Log)
 	svc, err := service.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "nodegate:", err)
 		return 1
 	}
+	setDefaultLogger(cfg.Log)
 	printBanner(stdout, svc)
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "nodegate: shutting down")

@@ -53,6 +53,9 @@ type Config struct {
 	// Credits are method costs in credits, over the defaults of the
 	// method table (docs/ratelimit.md).
 	Credits map[string]int `yaml:"credits"`
+	// Metrics and Log: observability.go (docs/observability.md).
+	Metrics Metrics `yaml:"metrics"`
+	Log     Log     `yaml:"log"`
 }
 
 // Plan is what a key's plan grants (see docs/keys.md).

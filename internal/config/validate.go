@@ -36,6 +36,7 @@ func (c *Config) Validate() error {
 		bad("limits.max_batch", "must be positive, got %d", c.Limits.MaxBatch)
 	}
 	c.Limits.validateLimits(bad)
+	c.validateObservability(bad)
 	if c.Upstream != "" {
 		if u, err := url.Parse(c.Upstream); err != nil || !upstreamScheme(u.Scheme) || u.Host == "" {
 			bad("upstream", "want an http(s):// or ws(s):// URL")

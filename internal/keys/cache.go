@@ -28,6 +28,8 @@ type Cache struct {
 	now       atomic.Int64
 	refreshMu sync.Mutex
 	failing   bool // guarded by refreshMu: log outages once, not every poll
+	// checked is when the store last answered a refresh (unix nanoseconds).
+	checked atomic.Int64
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -115,6 +117,10 @@ func (c *Cache) ByID(id string) (*Key, bool) {
 	return k, ok
 }
 
+// Checked is when the key store last answered a refresh: a replica
+// whose store is unreachable serves the keys of that moment.
+func (c *Cache) Checked() time.Time { return time.Unix(0, c.checked.Load()) }
+
 // Len is the number of usable keys, static ones included.
 func (c *Cache) Len() int { return len(c.snap.Load().byHash) }
 
@@ -127,6 +133,7 @@ func (c *Cache) Refresh(ctx context.Context) error {
 		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
 	}
 	if c.snap.Load() != nil && v == c.version {
+		c.checked.Store(time.Now().UnixNano())
 		return nil
 	}
 	recs, err := c.store.List(ctx)
@@ -135,6 +142,7 @@ func (c *Cache) Refresh(ctx context.Context) error {
 	}
 	c.publish(recs)
 	c.version = v
+	c.checked.Store(time.Now().UnixNano())
 	return nil
 }
 

@@ -17,14 +17,25 @@ type Pipeline struct {
 // Options tune a pipeline.
 type Options struct {
 	BatchParallelism int // default 16
+	// Observer, when set, wraps the chain and each stage (observe.go).
+	Observer Observer
 }
 
 // Build compiles the stages once, in the order of stages.go.
 func Build(opts Options) *Pipeline {
 	h := Handler(route)
+	if opts.Observer != nil {
+		h = opts.Observer.WrapStage("route", h)
+	}
 	stages := order()
 	for i := len(stages) - 1; i >= 0; i-- {
 		h = stages[i](h)
+		if opts.Observer != nil {
+			h = opts.Observer.WrapStage(stageName(stages[i]), h)
+		}
+	}
+	if opts.Observer != nil {
+		h = opts.Observer.WrapCall(h)
 	}
 	if opts.BatchParallelism <= 0 {
 		opts.BatchParallelism = 16

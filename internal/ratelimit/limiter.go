@@ -91,6 +91,7 @@ func New(opts Options) (*Limiter, error) {
 	ro.MaxRetries = -1 // a retry would double the latency an outage adds
 	ro.ContextTimeoutEnabled = true
 	l.client = redis.NewClient(ro)
+	l.client.AddHook(rttHook{obs: l.metrics.redisRTT})
 	l.shared = NewRedis(l.client, opts.Prefix)
 	var b [8]byte
 	_, _ = rand.Read(b[:])

@@ -6,6 +6,8 @@ import "github.com/prometheus/client_golang/prometheus"
 type metrics struct {
 	refused *prometheus.CounterVec
 	shared  prometheus.Gauge
+	// redisRTT times Redis round trips (redisrtt.go).
+	redisRTT prometheus.Histogram
 }
 
 func newMetrics() *metrics {
@@ -16,10 +18,14 @@ func newMetrics() *metrics {
 		shared: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "nodegate_ratelimit_shared", Help: "1 while limits are decided in Redis (shared by the fleet), 0 while local.",
 		}),
+		redisRTT: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "nodegate_redis_roundtrip_seconds", Help: "Time of one Redis command or pipeline of the rate limiter (none without Redis).",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25},
+		}),
 	}
 }
 
 // Collectors are the limiter's metrics, to register with the service's registry.
 func (l *Limiter) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{l.metrics.refused, l.metrics.shared}
+	return []prometheus.Collector{l.metrics.refused, l.metrics.shared, l.metrics.redisRTT}
 }

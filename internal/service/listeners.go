@@ -35,7 +35,7 @@ func (s *Service) listenAll() error {
 			main.SetFallback(n)
 		}
 	}
-	p := pipeline.Build(pipeline.Options{})
+	p := pipeline.Build(pipeline.Options{Observer: s.observer})
 	if err := s.open("", s.Config.Listen, main, p); err != nil {
 		return err
 	}
@@ -56,12 +56,12 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	ing := &ingress.Server{
-		Keys: s.Keys, Router: r, Pipeline: p, Metering: s.metering(),
+		Keys: s.Keys, Router: r, Pipeline: p, Metering: s.observer.Metering(s.metering()),
 		Limits:    ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch},
 		WebSocket: wsLimits(s.Config),
 	}
 	srv := &http.Server{
-		Handler:           ing.Handler(),
+		Handler:           s.observeListener(ing.Handler(), r),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,

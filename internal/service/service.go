@@ -13,6 +13,7 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/observe"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/internal/starknet"
@@ -58,6 +59,10 @@ type Service struct {
 
 	adminListener net.Listener
 	adminHTTP     *http.Server
+	// observer, metricsListener and metricsHTTP: observe.go.
+	observer        *observe.Observer
+	metricsListener net.Listener
+	metricsHTTP     *http.Server
 	// listeners[0] is the main listener; then one per network that has its own.
 	listeners []*listener
 }
@@ -85,6 +90,9 @@ func (s *Service) start(ctx context.Context) error {
 	if err := s.startMetering(); err != nil {
 		return err
 	}
+	if err := s.startObserve(); err != nil {
+		return err
+	}
 	if err := s.startTLS(ctx); err != nil {
 		return err
 	}
@@ -95,7 +103,11 @@ func (s *Service) start(ctx context.Context) error {
 		}
 		s.Networks = append(s.Networks, n)
 	}
+	s.observeNetworks()
 	if err := s.listenAll(); err != nil {
+		return err
+	}
+	if err := s.startMetricsListener(); err != nil {
 		return err
 	}
 	return s.startAdmin()
@@ -116,7 +128,7 @@ func (s *Service) Close(ctx context.Context) error {
 		s.stopTLS()
 	}
 	s.closeNetworks()
-	errs = append(errs, s.closeMetering(ctx), s.closeKeys(ctx))
+	errs = append(errs, s.closeObserve(ctx), s.closeMetering(ctx), s.closeKeys(ctx))
 	return errors.Join(errs...)
 }
 

@@ -85,6 +85,7 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string,
 		return "", jsonrpc.ErrInternal("connection closed")
 	}
 	c.mu.Unlock()
+	c.hub.stats.subs.Add(1)
 	return sub.id, nil
 }
 
@@ -100,6 +101,7 @@ func (c *Client) Release(id string) {
 	for _, raw := range sub.pending {
 		c.n.Notify(sub.id, raw)
 	}
+	c.hub.stats.sent.Add(uint64(len(sub.pending)))
 	sub.pending = nil
 }
 
@@ -114,6 +116,7 @@ func (c *Client) Unsubscribe(id string) *jsonrpc.Error {
 	delete(c.subs, id)
 	sub.gone = true
 	c.mu.Unlock()
+	c.hub.stats.subs.Add(-1)
 	c.hub.leave(sub.stream, sub)
 	return nil
 }
@@ -150,6 +153,7 @@ func (c *Client) Close() {
 	c.mu.Unlock()
 	for _, s := range subs {
 		if s.stream != nil {
+			c.hub.stats.subs.Add(-1)
 			c.hub.leave(s.stream, s)
 		}
 	}
@@ -165,9 +169,11 @@ func (c *Client) deliver(sub *subscription, raw json.RawMessage) {
 		if len(sub.pending) < c.hub.opts.MaxHeld {
 			sub.pending = append(sub.pending, raw)
 		} else {
+			c.hub.stats.dropped.Add(1)
 			slog.Warn("subscription: notification dropped while the subscribe answer was pending", "limit", c.hub.opts.MaxHeld)
 		}
 	default:
+		c.hub.stats.sent.Add(1)
 		c.n.Notify(sub.id, raw)
 	}
 }

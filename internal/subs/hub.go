@@ -55,6 +55,8 @@ type Hub struct {
 	connMu sync.Mutex
 	cur    *rpc.Client
 	curIdx int
+
+	stats hubStats // stats.go
 }
 
 // NewHub makes a hub over the given sources, tried in order.

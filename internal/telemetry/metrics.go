@@ -9,7 +9,8 @@ import (
 )
 
 // Registry is nodegate's own registry (not the global one), so that tests
-// and several services in one process do not collide.
+// and several services in one process do not collide. Every series is
+// listed in docs/observability.md; keep the two in step.
 type Registry struct {
 	reg *prometheus.Registry
 
@@ -21,7 +22,30 @@ type Registry struct {
 	UpstreamChanges *prometheus.CounterVec
 	// Unavailable counts calls answered "upstream unavailable".
 	Unavailable *prometheus.CounterVec
+
+	// Requests counts calls by network, method label, outcome code and
+	// plan; RequestDuration is each call's time in the pipeline. Record
+	// them with ObserveCall (calls.go), which keeps the label children.
+	Requests        *prometheus.CounterVec
+	RequestDuration *prometheus.HistogramVec
+	// InFlight is the number of HTTP requests being served.
+	InFlight prometheus.Gauge
+
+	// UpstreamDuration is each attempt on an upstream; UpstreamErrors
+	// counts failed attempts by class (ObserveAttempt, attempts.go).
+	UpstreamDuration *prometheus.HistogramVec
+	UpstreamErrors   *prometheus.CounterVec
+
+	// RateLimitDecisions counts requests admitted or refused by the rate
+	// limits and daily credits.
+	RateLimitDecisions *prometheus.CounterVec
+
+	calls    callCache
+	attempts attemptCache
 }
+
+// durationBuckets are the request and upstream latency buckets, seconds.
+var durationBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
 // New makes a registry with nodegate's metrics and the Go runtime's.
 func New() *Registry {
@@ -39,14 +63,38 @@ func New() *Registry {
 		Unavailable: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "nodegate_upstream_unavailable_total", Help: "Calls answered 'upstream unavailable' (no node and no failover could answer).",
 		}, []string{"network", "method"}),
+		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_requests_total", Help: "JSON-RPC calls answered, by network, method, outcome code and key plan; requests refused before any call was read count once with method (invalid).",
+		}, []string{"network", "method", "code", "plan"}),
+		RequestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "nodegate_request_duration_seconds", Help: "Time a call spent in nodegate's pipeline, from its first stage to its answer.", Buckets: durationBuckets,
+		}, []string{"network", "method"}),
+		InFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "nodegate_http_requests_in_flight", Help: "HTTP JSON-RPC requests being served.",
+		}),
+		UpstreamDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "nodegate_upstream_request_duration_seconds", Help: "Time of one attempt on an upstream (failed attempts included).", Buckets: durationBuckets,
+		}, []string{"network", "upstream"}),
+		UpstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_upstream_errors_total", Help: "Failed attempts on an upstream, by class (timeout, connect, http_5xx, http_429, http_status, bad_response, node_fault, cancelled, other).",
+		}, []string{"network", "upstream", "class"}),
+		RateLimitDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_ratelimit_decisions_total", Help: "Requests the rate limits and daily credits admitted or refused (decision=admitted|refused).",
+		}, []string{"network", "decision"}),
 	}
 	r.reg.MustRegister(r.Failover, r.UpstreamUp, r.UpstreamChanges, r.Unavailable,
+		r.Requests, r.RequestDuration, r.InFlight, r.UpstreamDuration, r.UpstreamErrors, r.RateLimitDecisions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.calls.init()
+	r.attempts.init()
 	return r
 }
 
 // Register adds more collectors (other parts' metrics).
 func (r *Registry) Register(cs ...prometheus.Collector) { r.reg.MustRegister(cs...) }
+
+// Gatherer is the registry, for tests and other exporters.
+func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
 
 // Handler serves the metrics in Prometheus' text format.
 func (r *Registry) Handler() http.Handler {

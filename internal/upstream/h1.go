@@ -105,8 +105,11 @@ func requestHead(u *url.URL, extra map[string]string) []byte {
 		hdr = append(hdr, extra[k]...)
 		hdr = append(hdr, "\r\n"...)
 	}
-	return append(hdr, "Content-Length: "...)
+	return append(hdr, contentLength...)
 }
+
+// contentLength ends requestHead; a context's extra headers go before it.
+const contentLength = "Content-Length: "
 
 // errNoAnswer is a connection that closed before any byte of an answer.
 var errNoAnswer = errors.New("connection closed before an answer")
@@ -222,7 +225,9 @@ func (h *h1Client) roundTrip(ctx context.Context, c *h1Conn, body []byte) (statu
 			}
 		}()
 	}
-	c.wbuf = append(c.wbuf[:0], h.header...)
+	c.wbuf = append(c.wbuf[:0], h.header[:len(h.header)-len(contentLength)]...)
+	c.wbuf = appendRequestHeaders(ctx, c.wbuf)
+	c.wbuf = append(c.wbuf, contentLength...)
 	c.wbuf = strconv.AppendInt(c.wbuf, int64(len(body)), 10)
 	c.wbuf = append(c.wbuf, "\r\n\r\n"...)
 	c.wbuf = append(c.wbuf, body...)

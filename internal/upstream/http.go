@@ -90,6 +90,7 @@ func (h *HTTP) Do(ctx context.Context, body []byte) ([]byte, error) {
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
 	}
+	setRequestHeaders(ctx, req.Header)
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, &Error{Upstream: h.name, Err: err}

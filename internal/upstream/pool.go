@@ -89,6 +89,8 @@ type Pool struct {
 	wg     sync.WaitGroup
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
+	// Observer, when set, sees every attempt of Forward (observe.go).
+	Observer Observer
 }
 
 // ErrPoolUnavailable means no member could answer.
@@ -228,7 +230,7 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 			break
 		}
 		tried[p.index(m)] = true
-		resp, err := p.try(ctx, budget, m, body)
+		resp, err := p.attempt(ctx, budget, m, body)
 		if err == nil {
 			if idempotent && IsNodeFaultAnswer(resp.Err) {
 				lastAnswer, answeredBy = resp, m.Name()

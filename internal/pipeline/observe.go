@@ -1,0 +1,26 @@
+package pipeline
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+)
+
+// Observer sees calls go through the pipeline without deciding anything
+// (metrics, logs, traces: internal/telemetry). Build asks it once per
+// stage; a wrapper it does not want is returned as next, unchanged, so
+// that an observer that is off costs nothing per call.
+type Observer interface {
+	// WrapCall wraps the whole chain: it sees every call and its answer.
+	WrapCall(next Handler) Handler
+	// WrapStage wraps one stage (named as in stages.go, "route" for the
+	// last): next is the stage with every later stage behind it.
+	WrapStage(name string, next Handler) Handler
+}
+
+// stageName is the name of a stage's function ("methodRules"), so that
+// stages need no name of their own.
+func stageName(s Stage) string {
+	name := runtime.FuncForPC(reflect.ValueOf(s).Pointer()).Name()
+	return name[strings.LastIndexByte(name, '.')+1:]
+}

@@ -1,0 +1,106 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/logging"
+	"github.com/nodegate/nodegate/internal/observe"
+	"github.com/nodegate/nodegate/internal/pipeline"
+)
+
+// startObserve makes the service's observer (metrics always; the access
+// log and traces when configured) and registers the live-state collector.
+func (s *Service) startObserve() error {
+	opts := observe.Options{Metrics: s.Metrics}
+	if s.Config.Log.Access {
+		lc := s.Config.Log
+		lc.Level = "" // access lines are written whatever log.level says
+		l, err := logging.New(lc)
+		if err != nil {
+			return fmt.Errorf("access log: %w", err)
+		}
+		opts.AccessLog = l
+	}
+	s.observer = observe.New(opts)
+	s.Metrics.Register(&observe.Live{
+		Networks:   func() []*pipeline.Network { return s.Networks },
+		WebSockets: s.openWebSockets,
+		Keys:       s.Keys,
+	})
+	return nil
+}
+
+// observeNetworks lets the observer see every attempt of the pools.
+func (s *Service) observeNetworks() {
+	for _, n := range s.Networks {
+		n.Pool.Observer = s.observer
+		if n.Partners != nil {
+			n.Partners.Observer = s.observer
+		}
+	}
+}
+
+// observeListener wraps a client listener's handler with the observer's
+// middleware (r routes Hosts to networks, for requests refused early).
+func (s *Service) observeListener(h http.Handler, r *ingress.Router) http.Handler {
+	return s.observer.Middleware(func(host string) string {
+		if n, err := r.Route(host); err == nil {
+			return n.Name
+		}
+		return ""
+	}, h)
+}
+
+func (s *Service) openWebSockets() int64 {
+	var n int64
+	for _, l := range s.listeners {
+		n += int64(l.ing.OpenWebSockets())
+	}
+	return n
+}
+
+// startMetricsListener serves GET /metrics without a token on
+// metrics.listen, when set (the admin listener's /metrics needs the token).
+func (s *Service) startMetricsListener() error {
+	addr := s.Config.Metrics.Listen
+	if addr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics listener on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.Metrics.Handler())
+	s.metricsListener = ln
+	s.metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 16 << 10}
+	go func() {
+		if err := s.metricsHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("metrics server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// MetricsAddr is the metrics listener's address ("" when there is none).
+func (s *Service) MetricsAddr() string {
+	if s.metricsListener == nil {
+		return ""
+	}
+	return s.metricsListener.Addr().String()
+}
+
+// closeObserve stops the metrics listener.
+func (s *Service) closeObserve(ctx context.Context) error {
+	if s.metricsHTTP == nil {
+		return nil
+	}
+	return s.metricsHTTP.Shutdown(ctx)
+}

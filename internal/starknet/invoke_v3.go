@@ -14,7 +14,7 @@ type InvokeV3Fields struct {
 	Tip            uint64
 	PaymasterData  []Felt
 	// AccountDeploymentData is part of the hash; Starknet keeps it empty today.
-	AccountDeploymentData []Felt
+	AccountDeploymentData  []Felt
 	NonceDAMode, FeeDAMode DAMode
 }
 

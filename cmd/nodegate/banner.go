@@ -107,6 +107,7 @@ func printRollup(w io.Writer, svc *service.Service, url string) {
 		target, host := url, ""
 		if own := svc.NetworkURL(nc.Name); own != "" {
 			target = own + "/v3/" + url[strings.LastIndex(url, "/")+1:]
+			fmt.Fprintf(w, "  starknet:  %s  (the %s network's own listener: starknet.js nodeUrl)\n", target, svc.Networks[i].Name)
 		} else if len(nc.Hosts) > 0 {
 			host = " -H 'Host: " + strings.TrimPrefix(nc.Hosts[0], "*.") + "'"
 		}

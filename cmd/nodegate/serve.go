@@ -25,6 +25,7 @@ Flags:
 // serveFlags are the command-line settings of `nodegate serve`.
 type serveFlags struct {
 	configPath, listen, chain, upstream, dataDir string
+	starknetListen                               string
 	blockTime                                    time.Duration
 	apiKeys                                      stringList
 	tlsCert, tlsKey                              string
@@ -34,6 +35,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", "YAML config `file` (strict: unknown fields are errors; ${ENV} is expanded)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8545", "client listener `address` (host:port)")
+	fs.StringVar(&f.starknetListen, "starknet-listen", "127.0.0.1:8547", "the embedded Starknet devnet's own listener `address` (host:port); empty turns it off")
 	fs.StringVar(&f.chain, "chain", "", "import genesis.json + chain.rlp from `dir` (and apply headfcu.json if present) instead of the dev chain")
 	fs.DurationVar(&f.blockTime, "block-time", 0, "dev chain block `period` (e.g. 2s); 0 seals one block per transaction")
 	fs.StringVar(&f.upstream, "upstream", "", "forward to an existing node at this http(s):// or ws(s):// `url` instead of the embedded node")
@@ -48,6 +50,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
 	if set["listen"] {
 		cfg.Listen = f.listen
+	}
+	if set["starknet-listen"] {
+		cfg.StarknetListen = f.starknetListen
 	}
 	if set["data-dir"] {
 		cfg.DataDir = f.dataDir

@@ -33,6 +33,9 @@ type Config struct {
 	// NoStarknet leaves the embedded Starknet devnet out of the default
 	// networks (it is started only when nothing else is configured).
 	NoStarknet bool `yaml:"no_starknet"`
+	// StarknetListen is the embedded devnet's own listener (host:port) on
+	// the default networks; empty leaves it reachable by Host only.
+	StarknetListen string `yaml:"starknet_listen"`
 	// DatabaseURL, when set, keeps keys in PostgreSQL (postgres://…)
 	// instead of the SQLite file in DataDir. Share it across replicas.
 	DatabaseURL string `yaml:"database_url"`
@@ -97,9 +100,11 @@ type Node struct {
 // Defaults are the embedded default's settings.
 func Defaults() Config {
 	return Config{
-		Listen:  "127.0.0.1:8545",
-		DataDir: "./nodegate-data",
-		Limits:  Limits{MaxBodyBytes: 5 << 20, MaxBatch: 1000},
+		Listen: "127.0.0.1:8545",
+		// The devnet's own port: Node's fetch cannot send Host: starknet.localhost.
+		StarknetListen: "127.0.0.1:8547",
+		DataDir:        "./nodegate-data",
+		Limits:         Limits{MaxBodyBytes: 5 << 20, MaxBatch: 1000},
 		// Keys: a change reaches every replica within 1 s.
 		KeyRefresh: 250 * time.Millisecond,
 		Plans:      defaultPlans(),
@@ -138,6 +143,7 @@ func Ephemeral(dataDir string) Config {
 	c := Defaults()
 	c.Listen = "127.0.0.1:0"
 	c.Admin.Listen = "127.0.0.1:0"
+	c.StarknetListen = "127.0.0.1:0"
 	c.DataDir = dataDir
 	return c
 }

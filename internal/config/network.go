@@ -95,10 +95,16 @@ const EmbeddedURL = "embedded"
 // main listener (curl -H 'Host: starknet.localhost' …).
 const StarknetLocalHost = "starknet.localhost"
 
+// DefaultDevnetBlockTime is how long a transaction stays pending on the
+// embedded default's devnet: short enough for a client polling for its
+// receipt (starknet.js polls every 5 s).
+const DefaultDevnetBlockTime = time.Second
+
 // EffectiveNetworks returns the configured networks, or the defaults: an
 // EVM network whose only upstream is `upstream` when set, else the
 // embedded node; and, when everything is embedded, the embedded Starknet
-// devnet as a second network reached by the host name starknet.localhost.
+// devnet as a second network reached by the host name starknet.localhost
+// and on its own listener, starknet_listen.
 func (c *Config) EffectiveNetworks() []Network {
 	if len(c.Networks) > 0 {
 		return c.Networks
@@ -109,8 +115,8 @@ func (c *Config) EffectiveNetworks() []Network {
 	}
 	nets := []Network{{Name: "default", Family: "evm", Upstreams: []Upstream{{Name: nameOf(u), URL: u}}}}
 	if c.Upstream == "" && !c.NoStarknet {
-		nets = append(nets, Network{Name: "starknet", Family: "starknet", Hosts: []string{StarknetLocalHost},
-			Upstreams: []Upstream{{Name: EmbeddedURL, URL: EmbeddedURL}}})
+		nets = append(nets, Network{Name: "starknet", Family: "starknet", Hosts: []string{StarknetLocalHost}, Listen: c.StarknetListen,
+			Upstreams: []Upstream{{Name: EmbeddedURL, URL: EmbeddedURL}}, Starknet: Starknet{Devnet: Devnet{BlockTime: DefaultDevnetBlockTime}}})
 	}
 	return nets
 }
@@ -271,5 +277,18 @@ func (c *Config) validateNetworks(bad func(path, format string, a ...any)) {
 	}
 	if defaults > 1 {
 		bad("networks", "%d networks have neither hosts nor listen; at most one may be the main listener's default", defaults)
+	}
+}
+
+// validateStarknetListen checks starknet_listen: an address of its own
+// (port 0 lets the system pick distinct ports).
+func (c *Config) validateStarknetListen(bad func(path, format string, a ...any)) {
+	if c.StarknetListen == "" {
+		return
+	}
+	if _, _, err := net.SplitHostPort(c.StarknetListen); err != nil {
+		bad("starknet_listen", "want host:port (or empty for none), got %q", c.StarknetListen)
+	} else if !strings.HasSuffix(c.StarknetListen, ":0") && (c.StarknetListen == c.Listen || c.StarknetListen == c.Admin.Listen) {
+		bad("starknet_listen", "%q is also used by listen or admin.listen", c.StarknetListen)
 	}
 }

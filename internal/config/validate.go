@@ -49,6 +49,7 @@ func (c *Config) Validate() error {
 		bad("upstream", "cannot be used with networks (give the network's upstreams instead)")
 	}
 	c.validateNetworks(bad)
+	c.validateStarknetListen(bad)
 	for i := range c.Networks {
 		c.Networks[i].validate(fmt.Sprintf("networks[%d]", i), bad)
 	}

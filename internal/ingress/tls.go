@@ -149,8 +149,8 @@ func Fingerprint(c *tls.Certificate) string {
 	return b.String()
 }
 
-// SelfSigned makes an ECDSA P-256 certificate for 127.0.0.1, ::1 and
-// localhost, valid for a year, and returns it with its PEM encoding (for
+// SelfSigned makes an ECDSA P-256 certificate for 127.0.0.1, ::1,
+// localhost and starknet.localhost, valid for a year, and returns it with its PEM encoding (for
 // clients to trust).
 func SelfSigned() (tls.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -170,8 +170,8 @@ func SelfSigned() (tls.Certificate, []byte, error) {
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
-		IsCA:                  true, // so that clients can trust it directly as a root
-		DNSNames:              []string{"localhost"},
+		IsCA:                  true,                                        // so that clients can trust it directly as a root
+		DNSNames:              []string{"localhost", "starknet.localhost"}, // the embedded devnet's host name
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)

@@ -172,10 +172,12 @@ func txError(err error) *jsonrpc.Error {
 func (tx *Invoke) appendJSON(buf []byte, hash Felt) []byte {
 	buf = append(buf, `{"type":"INVOKE","transaction_hash":`...)
 	buf = hash.appendQuoted(buf)
-	buf = append(buf, `,"max_fee":`...)
-	buf = tx.MaxFee.appendQuoted(buf)
+	if tx.Version < 3 {
+		buf = append(buf, `,"max_fee":`...)
+		buf = tx.MaxFee.appendQuoted(buf)
+	}
 	buf = append(buf, `,"version":`...)
-	buf = FeltFromUint64(uint64(tx.Version)).appendQuoted(buf)
+	buf = tx.versionFelt().appendQuoted(buf)
 	buf = append(buf, `,"signature":`...)
 	buf = appendFelts(buf, tx.Signature)
 	buf = append(buf, `,"nonce":`...)
@@ -191,6 +193,9 @@ func (tx *Invoke) appendJSON(buf []byte, hash Felt) []byte {
 	}
 	buf = append(buf, `,"calldata":`...)
 	buf = appendFelts(buf, tx.Calldata)
+	if tx.Version == 3 {
+		buf = tx.V3.appendJSON(buf)
+	}
 	return append(buf, '}')
 }
 

@@ -189,7 +189,7 @@ func TestDevnetBadInput(t *testing.T) {
 		{name: "wrong type", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `"nonce":"0x0"`, `"nonce":0`, 1) + "]", wantCode: -32602, wantText: "invoke_transaction.nonce: felt must be a string"},
 		{name: "signature object", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `["0x1","0x2"],"nonce"`, `{},"nonce"`, 1) + "]", wantCode: -32602, wantText: "invoke_transaction.signature: must be an array of felts, got an object"},
 		{name: "huge calldata", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `["0x1","0x2"]}`, huge+"}", 1) + "]", wantCode: -32602, wantText: "invoke_transaction.calldata: more than 4096 elements"},
-		{name: "version 3", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `"version":"0x1"`, `"version":"0x3"`, 1) + "]", wantCode: 61, wantText: "not supported"},
+		{name: "version 2", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `"version":"0x1"`, `"version":"0x2"`, 1) + "]", wantCode: 61, wantText: "not supported"},
 		{name: "two transactions", method: "starknet_addInvokeTransaction", params: "[" + validV1 + "," + validV1 + "]", wantCode: -32602, wantText: "too many arguments"},
 		{name: "bad block id", method: "starknet_getBlockWithTxs", params: `["earliest"]`, wantCode: -32602, wantText: "block_id must be"},
 		{name: "block number negative", method: "starknet_getBlockWithTxs", params: `[{"block_number":-1}]`, wantCode: -32602, wantText: "non-negative integer"},

@@ -8,21 +8,27 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Invoke is a broadcasted INVOKE transaction, version 0 or 1 (Starknet
-// JSON-RPC 0.4, BROADCASTED_INVOKE_TXN), every field a validated felt.
+// Invoke is a broadcasted INVOKE transaction, version 0, 1 or 3 (Starknet
+// JSON-RPC BROADCASTED_INVOKE_TXN), every field validated.
 type Invoke struct {
-	Version   uint8 // 0 or 1
+	Version uint8 // 0, 1 or 3
+	// Query marks a query version (2^128 + version): signed for
+	// starknet_estimateFee only, never accepted for submission.
+	Query bool
+	// MaxFee is v0's and v1's fee bound (v3 has ResourceBounds instead).
 	MaxFee    Felt
 	Signature []Felt
-	// Nonce is required in v1; a v0 may carry it (as 0.4 nodes show it) but
-	// it is not part of a v0 hash.
+	// Nonce is required in v1 and v3; a v0 may carry it (as 0.4 nodes show
+	// it) but it is not part of a v0 hash.
 	Nonce Felt
 	// ContractAddress and EntryPointSelector are v0's target.
 	ContractAddress    Felt
 	EntryPointSelector Felt
-	// SenderAddress is v1's account.
+	// SenderAddress is v1's and v3's account.
 	SenderAddress Felt
 	Calldata      []Felt
+	// V3 holds the fields of an INVOKE v3.
+	V3 InvokeV3Fields
 }
 
 // TxLimits bound what a client may put in one transaction.
@@ -82,12 +88,30 @@ var (
 var invokeFields = map[uint8]map[string]bool{
 	0: {"type": true, "version": true, "max_fee": true, "signature": true, "nonce": false, "contract_address": true, "entry_point_selector": true, "calldata": true},
 	1: {"type": true, "version": true, "max_fee": true, "signature": true, "nonce": true, "sender_address": true, "calldata": true},
+	3: {"type": true, "version": true, "signature": true, "nonce": true, "sender_address": true, "calldata": true,
+		"resource_bounds": true, "tip": true, "paymaster_data": true, "account_deployment_data": true,
+		"nonce_data_availability_mode": true, "fee_data_availability_mode": true},
 }
 
-// DecodeInvoke reads and validates a broadcasted INVOKE v0 or v1. Every
-// felt is checked (hex, below P); arrays are bounded by lim before their
-// elements are decoded.
+// DecodeInvoke reads and validates a broadcasted INVOKE v0, v1 or v3 for
+// submission. Every felt is checked (hex, below P), every bounded integer
+// against its width; arrays are bounded by lim before their elements are
+// decoded. A query version is refused with CodeUnsupportedTxVersion.
 func DecodeInvoke(raw []byte, lim TxLimits) (*Invoke, error) {
+	return decodeInvoke(raw, lim, false)
+}
+
+// DecodeInvokeQuery is DecodeInvoke for starknet_estimateFee, which also
+// takes query versions.
+func DecodeInvokeQuery(raw []byte, lim TxLimits) (*Invoke, error) {
+	return decodeInvoke(raw, lim, true)
+}
+
+// queryVersionBase is 2^128, added to the version of a transaction signed
+// for a query (estimate) so that it can never be submitted.
+var queryVersionBase = MustFelt("0x100000000000000000000000000000000")
+
+func decodeInvoke(raw []byte, lim TxLimits, allowQuery bool) (*Invoke, error) {
 	lim = lim.withDefaults()
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, badField("", fmt.Errorf("invoke transaction must be an object, got %s", jsonKind(raw)))
@@ -104,9 +128,13 @@ func DecodeInvoke(raw []byte, lim TxLimits) (*Invoke, error) {
 	if err != nil {
 		return nil, err
 	}
+	if allowQuery && version.Big().Cmp(queryVersionBase.Big()) >= 0 {
+		tx.Query = true
+		version.e.Sub(&version.e, &queryVersionBase.e)
+	}
 	v, ok := version.Uint64()
-	if !ok || v > 1 {
-		return nil, &TxError{Code: CodeUnsupportedTxVersion, Field: "version", Err: fmt.Errorf("the transaction version is not supported: %s (this devnet accepts INVOKE 0x0 and 0x1; query versions are for estimates, not submission)", version)}
+	if _, known := invokeFields[uint8(v)]; !ok || v > 3 || !known {
+		return nil, &TxError{Code: CodeUnsupportedTxVersion, Field: "version", Err: fmt.Errorf("the transaction version is not supported: %s (this devnet accepts INVOKE 0x0, 0x1 and 0x3; query versions are for estimates, not submission)", version)}
 	}
 	tx.Version = uint8(v)
 	allowed := invokeFields[tx.Version]
@@ -115,8 +143,10 @@ func DecodeInvoke(raw []byte, lim TxLimits) (*Invoke, error) {
 			return nil, badField(name, fmt.Errorf("unknown field for an INVOKE v%d transaction", tx.Version))
 		}
 	}
-	if tx.MaxFee, err = feltField(obj, "max_fee", true); err != nil {
-		return nil, err
+	if tx.Version < 3 {
+		if tx.MaxFee, err = feltField(obj, "max_fee", true); err != nil {
+			return nil, err
+		}
 	}
 	if tx.Signature, err = feltArray(obj, "signature", lim.MaxSignature); err != nil {
 		return nil, err
@@ -134,8 +164,15 @@ func DecodeInvoke(raw []byte, lim TxLimits) (*Invoke, error) {
 		tx.EntryPointSelector, err = feltField(obj, "entry_point_selector", true)
 		return tx, err
 	}
-	tx.SenderAddress, err = feltField(obj, "sender_address", true)
-	return tx, err
+	if tx.SenderAddress, err = feltField(obj, "sender_address", true); err != nil {
+		return nil, err
+	}
+	if tx.Version == 3 {
+		if tx.V3, err = decodeV3Fields(obj, lim); err != nil {
+			return nil, err
+		}
+	}
+	return tx, nil
 }
 
 func checkType(raw json.RawMessage) error {

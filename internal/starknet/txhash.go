@@ -94,8 +94,11 @@ func InvokeV1Hash(chainID Felt, sender Felt, calldata []Felt, maxFee, nonce Felt
 
 // Hash computes the transaction hash of a decoded INVOKE for a chain.
 func (tx *Invoke) Hash(chainID Felt) Felt {
-	if tx.Version == 0 {
+	switch tx.Version {
+	case 0:
 		return InvokeV0Hash(chainID, tx.ContractAddress, tx.EntryPointSelector, tx.Calldata, tx.MaxFee)
+	case 3:
+		return InvokeV3Hash(chainID, tx.versionFelt(), tx.SenderAddress, tx.Calldata, tx.Nonce, &tx.V3)
 	}
 	return InvokeV1Hash(chainID, tx.SenderAddress, tx.Calldata, tx.MaxFee, tx.Nonce)
 }

@@ -52,14 +52,14 @@ func TestInvokeHashRealTransactions(t *testing.T) {
 				t.Fatalf("hash %s, want %s (%s)", got, want, v.Source)
 			}
 			// The same transaction on another chain is another transaction.
-			other, _ := ChainIDFelt("SN_GOERLI")
+			other, _ := ChainIDFelt("SN_OTHER")
 			if tx.Hash(other).Equal(want) {
 				t.Fatal("hash does not depend on the chain id")
 			}
 		})
 	}
-	if versions[0] < 2 || versions[1] < 2 {
-		t.Fatalf("vectors cover versions %v; want at least two v0 and two v1", versions)
+	if versions[0] < 2 || versions[1] < 2 || versions[3] < 2 {
+		t.Fatalf("vectors cover versions %v; want at least two v0, two v1 and two v3", versions)
 	}
 }
 
@@ -88,7 +88,7 @@ func TestDecodeInvokeBadInput(t *testing.T) {
 		{name: "wrong type", in: `{"type":"DECLARE","version":"0x1"}`, wantField: "type", wantText: `must be "INVOKE"`},
 		{name: "type not a string", in: `{"type":1,"version":"0x1"}`, wantField: "type", wantText: "must be a string"},
 		{name: "missing version", in: `{"type":"INVOKE"}`, wantField: "version", wantText: "missing field"},
-		{name: "version 3", in: `{"type":"INVOKE","version":"0x3"}`, wantCode: CodeUnsupportedTxVersion, wantField: "version"},
+		{name: "version 2", in: `{"type":"INVOKE","version":"0x2"}`, wantCode: CodeUnsupportedTxVersion, wantField: "version"},
 		{name: "query version", in: `{"type":"INVOKE","version":"0x100000000000000000000000000000001"}`, wantCode: CodeUnsupportedTxVersion, wantField: "version"},
 		{name: "felt over prime", in: with(`"` + pHex + `"`), wantField: "calldata[0]", wantText: "not below the field prime"},
 		{name: "felt as number", in: with(`1`), wantField: "calldata[0]", wantText: "got a number"},

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -18,12 +19,12 @@ func failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
 	}
 	resp, partner, err := n.Partners.ForwardFrom(ctx, body, c.Rule.Idempotent)
 	if err != nil {
-		slog.Warn("partner failover failed", "network", n.Name, "method", c.Req.Method, "err", err)
+		slog.Warn("partner failover failed", "network", n.Name, "method", methods.Label(c.Req.Method), "err", err)
 		return nil
 	}
 	c.ForwardedTo = partner
 	if n.Metrics != nil {
-		n.Metrics.Failover.WithLabelValues(n.Name, c.ForwardedTo, c.Req.Method).Inc()
+		n.Metrics.Failover.WithLabelValues(n.Name, c.ForwardedTo, methods.Label(c.Req.Method)).Inc()
 	}
 	return resp
 }

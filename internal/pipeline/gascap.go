@@ -35,7 +35,7 @@ func gasCap(next Handler) Handler {
 		if err != nil {
 			// Not reachable after the method rules decoded a call object;
 			// refusing is safer than sending the gas uncapped.
-			slog.Error("gas cap: cannot rewrite params", "method", c.Req.Method, "err", err)
+			slog.Error("gas cap: cannot rewrite params", "method", methods.Label(c.Req.Method), "err", err)
 			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("internal error"))
 		}
 		capped := *args

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -14,7 +15,7 @@ func recoverStage(next Handler) Handler {
 	return func(ctx context.Context, c *Call) (resp *jsonrpc.Response) {
 		defer func() {
 			if r := recover(); r != nil {
-				slog.Error("panic while serving a call", "method", c.Req.Method, "panic", r, "stack", string(debug.Stack()))
+				slog.Error("panic while serving a call", "method", methods.Label(c.Req.Method), "panic", r, "stack", string(debug.Stack()))
 				resp = jsonrpc.ErrorResponse(jsonrpc.ErrInternal("internal error"))
 			}
 		}()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -31,9 +32,9 @@ func route(ctx context.Context, c *Call) *jsonrpc.Response {
 	if resp := failover(ctx, c, body); resp != nil {
 		return resp
 	}
-	slog.Warn("upstream unavailable", "network", n.Name, "method", c.Req.Method, "err", err)
+	slog.Warn("upstream unavailable", "network", n.Name, "method", methods.Label(c.Req.Method), "err", err)
 	if n.Metrics != nil {
-		n.Metrics.Unavailable.WithLabelValues(n.Name, c.Req.Method).Inc()
+		n.Metrics.Unavailable.WithLabelValues(n.Name, methods.Label(c.Req.Method)).Inc()
 	}
 	return jsonrpc.ErrorResponse(jsonrpc.ErrUpstreamUnavailable())
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -34,9 +35,10 @@ type cachedDay struct {
 // Method names of usage records that are not a call's method: entries of
 // a batch that were not valid requests, and method names no node knew
 // (kept apart so that made-up names cannot grow the records without bound).
+// They are methods.Label's values: every record's method goes through it.
 const (
-	MethodInvalid = "(invalid)"
-	MethodUnknown = "(unknown)"
+	MethodInvalid = methods.LabelInvalid
+	MethodUnknown = methods.LabelUnknown
 )
 
 // The messages of DESIGN.md's error table.
@@ -156,12 +158,14 @@ func (m *Meter) ChargeNotification(ctx context.Context, key *keys.Key, n *pipeli
 // has spent its daily credits (a close reason holds at most 123 bytes).
 const DailyCloseReason = "daily request count exceeded, request rate limited"
 
-// usageMethod is the method a call is counted under.
+// usageMethod is the method a call is counted under: methods.Label of its
+// name (refused calls included), and MethodUnknown for a name the network
+// does not serve.
 func usageMethod(c *pipeline.Call, resp *jsonrpc.Response) string {
 	if resp != nil && resp.Err != nil && resp.Err.Code == jsonrpc.CodeMethodNotFound {
 		return MethodUnknown
 	}
-	return c.Req.Method
+	return methods.Label(c.Req.Method)
 }
 
 // errorKind classifies an answer for the usage records.

@@ -195,9 +195,24 @@ var callObjects = []string{
 	`{"chainId":"0x539"}`, `{"chainId":"x"}`, `{"blobVersionedHashes":[` + hash + `]}`, `{"blobVersionedHashes":["0x1"]}`,
 	`{"maxFeePerBlobGas":"0x1"}`, `{"authorizationList":[]}`, `{"authorizationList":"x"}`,
 	`{"unknownField":1}`, `{"TO":` + addr + `}`, `"x"`, `[]`, `null`, `1`,
+	// The blob sidecar fields are decoded as go-ethereum decodes them.
+	`{"blobs":"x"}`, `{"blobs":["0x12"]}`, `{"blobs":[1]}`, `{"blobs":[]}`, `{"blobs":null}`,
+	`{"commitments":1}`, `{"commitments":["0x12"]}`, `{"commitments":["0x` + strings.Repeat("ab", 48) + `"]}`,
+	`{"proofs":[1]}`, `{"proofs":"0x"}`, `{"proofs":["0x` + strings.Repeat("ab", 48) + `"]}`, `{"PROOFS":{}}`,
 }
 
-var overrides = []string{`{}`, `null`, `"x"`, `1`, `[]`, `true`, `{"0x12":{}}`, `{` + addr + `:{}}`, `{` + addr + `:1}`}
+// overrides are state overrides (eth_call's third param), then block
+// overrides (its fourth), decoded field by field as go-ethereum does.
+var overrides = []string{`{}`, `null`, `"x"`, `1`, `[]`, `true`, `{"0x12":{}}`, `{` + addr + `:{}}`, `{` + addr + `:1}`,
+	`{` + addr + `:{"nonce":"x"}}`, `{` + addr + `:{"balance":1}}`, `{` + addr + `:{"code":"0x1"}}`, `{` + addr + `:{"code":"0x60"}}`,
+	`{` + addr + `:{"state":{"0x1":"0x2"}}}`, `{` + addr + `:{"stateDiff":[]}}`, `{` + addr + `:{"movePrecompileToAddress":"0x1"}}`,
+	`{` + addr + `:{"unknown":1,"BALANCE":"0x1"}}`,
+}
+
+var blockOverrides = []string{`{}`, `null`, `"x"`, `[]`, `{"number":"x"}`, `{"Number":"0x1"}`, `{"time":1}`, `{"gasLimit":"0x1"}`,
+	`{"feeRecipient":"0x1"}`, `{"prevRandao":"0x1"}`, `{"baseFeePerGas":"1"}`, `{"blobBaseFee":"0x1"}`, `{"beaconRoot":1}`,
+	`{"withdrawals":"x"}`, `{"withdrawals":[{"index":"0x1"}]}`, `{"unknown":1}`,
+}
 
 // oracleCases builds, per method, params that vary one argument at a time
 // around a valid call, plus missing and extra arguments.
@@ -261,8 +276,17 @@ func oracleCases() map[string][]string {
 			add(m, arr(o, `"latest"`))
 		}
 		for _, o := range overrides {
-			add(m, arr(call, `"latest"`, o), arr(call, `"latest"`, `{}`, o))
+			add(m, arr(call, `"latest"`, o), arr(call, `"latest"`, o, `"x"`))
 		}
+		for _, o := range blockOverrides {
+			add(m, arr(call, `"latest"`, `{}`, o), arr(call, `"latest"`, `null`, o, `1`))
+		}
+		// Doubly malformed: go-ethereum blames the first bad argument, read
+		// to its last field.
+		for _, o := range []string{`{"blobs":"x"}`, `{"commitments":[1]}`, `{"proofs":["0x12"]}`} {
+			add(m, arr(o, `"0xzz"`), arr(o, `"latest"`, `"x"`))
+		}
+		add(m, arr(call, `"latest"`, `{`+addr+`:{"balance":1}}`, `"x"`), arr(call, `"latest"`, `{}`, `{"time":"x"}`, `1`))
 		add(m, arr(call), arr(call, `null`), arr(call, `"latest"`, `{}`, `{}`, `{}`))
 	}
 	return c

@@ -106,7 +106,6 @@ var addressTaking = map[string]extractor{
 	"eth_newFilter":              logsFilter,
 	"eth_subscribe":              subscribeFilter,
 	"eth_getStorageValues":       storageValues,
-	"eth_simulateV1":             simulateCalls,
 	"eth_sendRawTransaction":     rawTxTo,
 	"eth_sendRawTransactionSync": rawTxTo,
 }
@@ -211,29 +210,6 @@ func storageValues(c *Call) ([]common.Address, error) {
 	out := make([]common.Address, 0, len(*m))
 	for a := range *m {
 		out = append(out, a)
-	}
-	return out, nil
-}
-
-// simulateCalls reads the to of every call of eth_simulateV1.
-func simulateCalls(c *Call) ([]common.Address, error) {
-	type sim struct {
-		BlockStateCalls []struct {
-			Calls []methods.CallArgs `json:"calls"`
-		} `json:"blockStateCalls"`
-	}
-	s, err := parsedOr[sim](c, 0)
-	if err != nil {
-		return nil, err
-	}
-	var out []common.Address
-	for _, b := range s.BlockStateCalls {
-		for _, call := range b.Calls {
-			if call.To == nil {
-				return nil, errNoAddress
-			}
-			out = append(out, *call.To)
-		}
 	}
 	return out, nil
 }

@@ -94,7 +94,7 @@ func TestAllowContracts(t *testing.T) {
 		{"eth_subscribe", `["logs",{"address":"` + allowed + `"}]`, true},
 		{"eth_getStorageValues", `[{"` + allowed + `":["0x0"]},"latest"]`, true},
 		{"eth_getStorageValues", `[{"` + allowed + `":["0x0"],"` + other + `":[]},"latest"]`, false},
-		{"eth_simulateV1", `[{"blockStateCalls":[{"calls":[{"to":"` + allowed + `"}]}]},"latest"]`, true},
+		{"eth_simulateV1", `[{"blockStateCalls":[{"calls":[{"to":"` + allowed + `"}]}]},"latest"]`, false}, // overrides by design: refused
 		{"eth_simulateV1", `[{"blockStateCalls":[{"calls":[{"to":"` + allowed + `"},{"to":"` + other + `"}]}]},"latest"]`, false},
 		{"eth_sendRawTransaction", `["` + rawTx(t, &a) + `"]`, true},
 		{"eth_sendRawTransaction", `["` + rawTx(t, &o) + `"]`, false},

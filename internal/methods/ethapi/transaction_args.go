@@ -4,6 +4,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto/kzg4844"
 )
 
 // TransactionArgs is the call object of eth_call and eth_estimateGas
@@ -25,5 +26,8 @@ type TransactionArgs struct {
 	ChainID              *hexutil.Big                 `json:"chainId,omitempty"`
 	BlobFeeCap           *hexutil.Big                 `json:"maxFeePerBlobGas"`
 	BlobHashes           []common.Hash                `json:"blobVersionedHashes,omitempty"`
+	Blobs                []kzg4844.Blob               `json:"blobs"`
+	Commitments          []kzg4844.Commitment         `json:"commitments"`
+	Proofs               []kzg4844.Proof              `json:"proofs"`
 	AuthorizationList    []types.SetCodeAuthorization `json:"authorizationList"`
 }

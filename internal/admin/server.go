@@ -14,7 +14,10 @@ import (
 // Server is the admin API's handler. Routes registered with Handle or
 // HandleFunc all sit behind the bearer token.
 type Server struct {
-	mux       *http.ServeMux
+	mux *http.ServeMux
+	// public serves the routes that need no token (HandlePublic).
+	public    *http.ServeMux
+	hasPublic bool
 	tokenHash [sha256.Size]byte
 	hasToken  bool
 }
@@ -22,7 +25,7 @@ type Server struct {
 // New returns an admin server checking token; an empty token refuses
 // every request.
 func New(token string) *Server {
-	s := &Server{mux: http.NewServeMux()}
+	s := &Server{mux: http.NewServeMux(), public: http.NewServeMux()}
 	if token != "" {
 		s.tokenHash, s.hasToken = sha256.Sum256([]byte(token)), true
 	}
@@ -35,11 +38,24 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 // HandleFunc registers a route function.
 func (s *Server) HandleFunc(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
 
+// HandlePublic registers a route served WITHOUT the token: only for what
+// holds no data (the dashboard's page and assets).
+func (s *Server) HandlePublic(pattern string, h http.Handler) {
+	s.public.Handle(pattern, h)
+	s.hasPublic = true
+}
+
 // maxAuthHeader bounds the Authorization header that is looked at.
 const maxAuthHeader = 1024
 
 // ServeHTTP checks the bearer token, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.hasPublic {
+		if h, pattern := s.public.Handler(r); pattern != "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+	}
 	if !s.hasToken {
 		WriteError(w, http.StatusUnauthorized, "the admin API is disabled: set admin.token in the config or $NODEGATE_ADMIN_TOKEN")
 		return

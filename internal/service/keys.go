@@ -51,6 +51,7 @@ func (s *Service) startAdmin() error {
 	admin.RegisterKeys(s.Admin, s.KeyManager)
 	s.Admin.Handle("/admin/upstreams", s.UpstreamsHandler())
 	s.Admin.Handle("GET /metrics", s.Metrics.Handler())
+	admin.RegisterDashboard(s.Admin)
 	if s.Config.Admin.Listen == "" {
 		return nil
 	}

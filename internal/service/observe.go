@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/ingress"
@@ -22,6 +23,11 @@ func (s *Service) startObserve() error {
 	if s.Config.Log.Access {
 		lc := s.Config.Log
 		lc.Level = "" // access lines are written whatever log.level says
+		if lc.Output == nil {
+			lc.Output = os.Stderr
+		}
+		s.accessOut = logging.NewBuffered(lc.Output, accessFlush)
+		lc.Output = s.accessOut
 		l, err := logging.New(lc)
 		if err != nil {
 			return fmt.Errorf("access log: %w", err)
@@ -36,6 +42,9 @@ func (s *Service) startObserve() error {
 	})
 	return nil
 }
+
+// accessFlush is how often buffered access lines are written out.
+const accessFlush = 100 * time.Millisecond
 
 // observeNetworks lets the observer see every attempt of the pools.
 func (s *Service) observeNetworks() {
@@ -99,8 +108,12 @@ func (s *Service) MetricsAddr() string {
 
 // closeObserve stops the metrics listener.
 func (s *Service) closeObserve(ctx context.Context) error {
-	if s.metricsHTTP == nil {
-		return nil
+	var errs []error
+	if s.metricsHTTP != nil {
+		errs = append(errs, s.metricsHTTP.Shutdown(ctx))
 	}
-	return s.metricsHTTP.Shutdown(ctx)
+	if s.accessOut != nil {
+		errs = append(errs, s.accessOut.Close())
+	}
+	return errors.Join(errs...)
 }

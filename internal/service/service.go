@@ -13,6 +13,7 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/logging"
 	"github.com/nodegate/nodegate/internal/observe"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
@@ -63,6 +64,7 @@ type Service struct {
 	observer        *observe.Observer
 	metricsListener net.Listener
 	metricsHTTP     *http.Server
+	accessOut       *logging.Buffered
 	// listeners[0] is the main listener; then one per network that has its own.
 	listeners []*listener
 }

@@ -50,16 +50,23 @@ func (c DevnetConfig) withDefaults() DevnetConfig {
 	return c
 }
 
-// DevnetSpecVersion is the Starknet JSON-RPC version the devnet speaks:
-// the last one with starknet_pendingTransactions.
-const DevnetSpecVersion = "0.4.0"
+// DevnetSpecVersion is the Starknet JSON-RPC version the devnet speaks
+// (one starknet.js 7 supports as it is). It also keeps
+// starknet_pendingTransactions, removed from the spec in 0.5, as a devnet
+// extension.
+const DevnetSpecVersion = "0.8.1"
+
+// DevnetStarknetVersion is the Starknet version its blocks claim: the one
+// of JSON-RPC 0.8 (three resource bounds in every v3 hash).
+const DevnetStarknetVersion = "0.13.4"
 
 // Devnet is an in-process Starknet devnet: a pending pool that accepts
-// INVOKE v0 and v1 transactions, hashes them as Starknet does, lists them
-// through starknet_pendingTransactions and moves them into blocks after
-// BlockTime or on devnet_createBlock. It is a devnet, not a sequencer: it
-// executes nothing, checks no signature, nonce, fee or balance, and keeps
-// no state but the transactions themselves (new_root is always 0x0).
+// INVOKE v0, v1 and v3 transactions, hashes them as Starknet does, keeps
+// each sender's nonce, lists them through starknet_pendingTransactions and
+// moves them into blocks after BlockTime or on devnet_createBlock. It is a
+// devnet, not a sequencer: it executes nothing, checks no signature, fee
+// or balance, and keeps no state but the transactions and the nonces
+// (new_root is always 0x0).
 type Devnet struct {
 	cfg      DevnetConfig
 	chainID  Felt
@@ -69,6 +76,7 @@ type Devnet struct {
 	pending []*storedTx
 	blocks  []*block // the most recent cfg.KeepBlocks blocks, oldest first
 	byHash  map[[32]byte]*storedTx
+	nonces  nonceBook
 
 	stop chan struct{}
 	done chan struct{}
@@ -77,8 +85,14 @@ type Devnet struct {
 // storedTx is an accepted transaction, encoded once at acceptance.
 type storedTx struct {
 	hash  Felt
-	json  []byte // the TXN object of Starknet JSON-RPC 0.4, with transaction_hash
+	json  []byte // the TXN object of Starknet JSON-RPC, with transaction_hash
 	block *block // nil while pending
+	// sender and nonce of an account transaction (v1, v3); nonced is false
+	// for a v0, which has no nonce.
+	sender Felt
+	nonce  Felt
+	nonced bool
+	fee    feeEstimate // what it is reported to cost (devnet_fees.go)
 }
 
 // NewDevnet makes a devnet with a genesis block and, with a BlockTime,
@@ -97,6 +111,7 @@ func NewDevnet(cfg DevnetConfig) (*Devnet, error) {
 		chainID:  chain,
 		chainHex: chain.appendQuoted(nil),
 		byHash:   make(map[[32]byte]*storedTx),
+		nonces:   newNonceBook(),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -149,6 +164,9 @@ func (d *Devnet) sealLocked() *block {
 	b := newBlock(head.number+1, head.hash, ts, d.pending)
 	for _, tx := range d.pending {
 		tx.block = b
+		if tx.nonced {
+			d.nonces.seal(tx.sender, tx.nonce)
+		}
 	}
 	d.pending = nil
 	d.blocks = append(d.blocks, b)

@@ -13,9 +13,9 @@ type DevnetConfig struct {
 	// 0x534e5f4445564e4554 from starknet_chainId). Transaction hashes are
 	// computed for it, so a client must sign for the same id.
 	ChainID string
-	// BlockTime is how long transactions stay pending at most: every
-	// BlockTime a non-empty pending pool is moved into a new block.
-	// 0 keeps them pending until devnet_createBlock.
+	// BlockTime is how long transactions stay pending at most: BlockTime
+	// after a transaction enters an empty pool, the pool is moved into a
+	// new block. 0 keeps them pending until devnet_createBlock.
 	BlockTime time.Duration
 	// MaxPending bounds the pending pool (default 10000); a full pool
 	// refuses new transactions until a block is made.
@@ -78,8 +78,12 @@ type Devnet struct {
 	byHash  map[[32]byte]*storedTx
 	nonces  nonceBook
 
-	stop chan struct{}
-	done chan struct{}
+	// The block timer: armed when a transaction enters an empty pool, it
+	// seals the pool BlockTime later unless a block was made meanwhile
+	// (sealGen moved on).
+	sealTimer *time.Timer
+	sealGen   uint64
+	closed    bool
 }
 
 // storedTx is an accepted transaction, encoded once at acceptance.
@@ -95,8 +99,9 @@ type storedTx struct {
 	fee    feeEstimate // what it is reported to cost (devnet_fees.go)
 }
 
-// NewDevnet makes a devnet with a genesis block and, with a BlockTime,
-// starts its block timer. Close stops the timer.
+// NewDevnet makes a devnet with a genesis block. With a BlockTime, a
+// transaction that enters an empty pool arms a timer that seals the pool
+// BlockTime later; Close stops it.
 func NewDevnet(cfg DevnetConfig) (*Devnet, error) {
 	cfg = cfg.withDefaults()
 	chain, err := ChainIDFelt(cfg.ChainID)
@@ -112,15 +117,8 @@ func NewDevnet(cfg DevnetConfig) (*Devnet, error) {
 		chainHex: chain.appendQuoted(nil),
 		byHash:   make(map[[32]byte]*storedTx),
 		nonces:   newNonceBook(),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
 	}
 	d.blocks = append(d.blocks, newBlock(0, Felt{}, uint64(time.Now().Unix()), nil))
-	if cfg.BlockTime > 0 {
-		go d.timer(cfg.BlockTime)
-	} else {
-		close(d.done)
-	}
 	return d, nil
 }
 
@@ -130,31 +128,29 @@ func (d *Devnet) ChainID() Felt { return d.chainID }
 // Close stops the block timer. The devnet keeps answering; it just no
 // longer makes blocks on its own.
 func (d *Devnet) Close() error {
-	select {
-	case <-d.stop:
-	default:
-		close(d.stop)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	if d.sealTimer != nil {
+		d.sealTimer.Stop()
 	}
-	<-d.done
 	return nil
 }
 
-func (d *Devnet) timer(every time.Duration) {
-	defer close(d.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.stop:
-			return
-		case <-t.C:
-			d.mu.Lock()
-			if len(d.pending) > 0 {
-				d.sealLocked()
-			}
-			d.mu.Unlock()
-		}
+// armLocked starts the block timer for a pool that just got its first
+// transaction: that transaction stays pending BlockTime, no longer.
+func (d *Devnet) armLocked() {
+	if d.cfg.BlockTime <= 0 || d.closed {
+		return
 	}
+	gen := d.sealGen
+	d.sealTimer = time.AfterFunc(d.cfg.BlockTime, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.sealGen == gen && len(d.pending) > 0 && !d.closed {
+			d.sealLocked()
+		}
+	})
 }
 
 // sealLocked moves every pending transaction into a new block.
@@ -162,6 +158,7 @@ func (d *Devnet) sealLocked() *block {
 	head := d.blocks[len(d.blocks)-1]
 	ts := max(uint64(time.Now().Unix()), head.timestamp) // never older than the parent
 	b := newBlock(head.number+1, head.hash, ts, d.pending)
+	d.sealGen++
 	for _, tx := range d.pending {
 		tx.block = b
 		if tx.nonced {

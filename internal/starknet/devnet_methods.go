@@ -170,6 +170,9 @@ func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, 
 	}
 	d.pending = append(d.pending, stored)
 	d.byHash[hash.Bytes()] = stored
+	if len(d.pending) == 1 {
+		d.armLocked()
+	}
 	if stored.nonced {
 		d.nonces.accept(tx.SenderAddress, tx.Nonce)
 	}

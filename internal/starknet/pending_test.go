@@ -398,3 +398,11 @@ func extractTxs(t testing.TB, raw []byte) []byte {
 	}
 	return b.Txs
 }
+
+func TestDevnetPendingMode(t *testing.T) {
+	for in, want := range map[PendingMode]PendingMode{PendingAuto: PendingForward, "": PendingForward, PendingForward: PendingForward, PendingFromBlock: PendingFromBlock} {
+		if got := DevnetPendingMode(in); got != want {
+			t.Fatalf("DevnetPendingMode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -23,6 +23,15 @@ var starknetRules = []Rule{
 	{Name: "starknet_chainId", Family: FamilyStarknet, Idempotent: true, Credits: 5},
 	{Name: "starknet_specVersion", Family: FamilyStarknet, Idempotent: true, Credits: 5},
 	{Name: "starknet_syncing", Family: FamilyStarknet, Idempotent: true, Credits: 5},
+	// What starknet.js's standard flow asks for besides: reads, retried
+	// like any read; the two that run code on a real node cost more.
+	{Name: "starknet_getNonce", Family: FamilyStarknet, Idempotent: true, Credits: 80},
+	{Name: "starknet_getTransactionStatus", Family: FamilyStarknet, Idempotent: true, Credits: 80},
+	{Name: "starknet_getTransactionReceipt", Family: FamilyStarknet, Idempotent: true, Credits: 80},
+	{Name: "starknet_getBlockWithTxHashes", Family: FamilyStarknet, Idempotent: true, Credits: 80},
+	{Name: "starknet_getBlockWithReceipts", Family: FamilyStarknet, Idempotent: true, Credits: 160},
+	{Name: "starknet_estimateFee", Family: FamilyStarknet, Idempotent: true, Credits: 240},
+	{Name: "starknet_call", Family: FamilyStarknet, Idempotent: true, Credits: 160},
 }
 
 // devnetRules are the embedded devnet's own methods.

@@ -77,3 +77,30 @@ func TestPendingParams(t *testing.T) {
 		}
 	}
 }
+
+// TestStarknetClientFlowRules: the methods of starknet.js's standard flow
+// are reads (retried on another node) with their own costs on a starknet
+// network, and unknown on an EVM one.
+func TestStarknetClientFlowRules(t *testing.T) {
+	sn, evm := NewTable(FamilyStarknet), NewTable(FamilyEVM)
+	for _, tc := range []struct {
+		method  string
+		credits int
+	}{
+		{"starknet_getNonce", 80}, {"starknet_getTransactionStatus", 80}, {"starknet_getTransactionReceipt", 80},
+		{"starknet_getBlockWithTxHashes", 80}, {"starknet_getBlockWithReceipts", 160}, {"starknet_estimateFee", 240}, {"starknet_call", 160},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			r, err := sn.Lookup(tc.method)
+			if err != nil || !r.Idempotent || r.Credits != tc.credits || Label(tc.method) != tc.method {
+				t.Fatalf("rule %+v, %v", r, err)
+			}
+			if _, err := r.Check([]byte(`{"block_id":"pending","contract_address":"0x1"}`)); err != nil {
+				t.Fatalf("named params refused at the gateway: %v", err)
+			}
+			if _, err := evm.Lookup(tc.method); err == nil || err.Code != -32601 {
+				t.Fatalf("on an EVM network: %v", err)
+			}
+		})
+	}
+}

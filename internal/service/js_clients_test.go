@@ -62,30 +62,35 @@ func TestJavaScriptClients(t *testing.T) {
 	}
 }
 
-// npmCI installs the locked packages unless node_modules already matches
-// the lock file (npm writes its own copy of the lock there).
+// npmCI installs the ethers/viem checks' locked packages.
 func npmCI(t *testing.T) {
+	npmCIIn(t, jsDir, `"node_modules/ethers": {`+"\n"+`      "version": "6.17.0"`, `"node_modules/viem": {`+"\n"+`      "version": "2.57.20"`)
+}
+
+// npmCIIn runs `npm ci` in dir unless node_modules already matches the
+// lock file: npm writes its own copy of the lock there, and both must name
+// every pin (the locked versions of the packages the check imports).
+func npmCIIn(t *testing.T, dir string, pins ...string) {
 	t.Helper()
-	lock, err := os.ReadFile(filepath.Join(jsDir, "package-lock.json"))
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if installed, err := os.ReadFile(filepath.Join(jsDir, "node_modules", ".package-lock.json")); err == nil && len(installed) > 0 && sameDeps(lock, installed) {
+	if installed, err := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil && len(installed) > 0 && sameDeps(lock, installed, pins) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = jsDir
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", jsDir, err, out)
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
 	}
 }
 
-// sameDeps is a cheap check that the installed tree came from this lock:
-// both name the same ethers and viem versions.
-func sameDeps(lock, installed []byte) bool {
-	for _, pin := range []string{`"node_modules/ethers": {` + "\n" + `      "version": "6.17.0"`, `"node_modules/viem": {` + "\n" + `      "version": "2.57.20"`} {
+// sameDeps is a cheap check that the installed tree came from this lock.
+func sameDeps(lock, installed []byte, pins []string) bool {
+	for _, pin := range pins {
 		if !contains(lock, pin) || !contains(installed, pin) {
 			return false
 		}

@@ -38,6 +38,9 @@ func (s *Service) makeStarknetUpstream(ctx context.Context, nc config.Network, u
 	if err != nil {
 		return nil, err
 	}
+	if uc.URL == config.EmbeddedURL {
+		mode = starknet.DevnetPendingMode(mode)
+	}
 	rollup, err := starknet.NewRollup(inner, mode)
 	if err != nil {
 		return nil, err

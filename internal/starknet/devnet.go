@@ -13,9 +13,9 @@ type DevnetConfig struct {
 	// 0x534e5f4445564e4554 from starknet_chainId). Transaction hashes are
 	// computed for it, so a client must sign for the same id.
 	ChainID string
-	// BlockTime is how long transactions stay pending at most: every
-	// BlockTime a non-empty pending pool is moved into a new block.
-	// 0 keeps them pending until devnet_createBlock.
+	// BlockTime is how long transactions stay pending at most: BlockTime
+	// after a transaction enters an empty pool, the pool is moved into a
+	// new block. 0 keeps them pending until devnet_createBlock.
 	BlockTime time.Duration
 	// MaxPending bounds the pending pool (default 10000); a full pool
 	// refuses new transactions until a block is made.
@@ -50,16 +50,23 @@ func (c DevnetConfig) withDefaults() DevnetConfig {
 	return c
 }
 
-// DevnetSpecVersion is the Starknet JSON-RPC version the devnet speaks:
-// the last one with starknet_pendingTransactions.
-const DevnetSpecVersion = "0.4.0"
+// DevnetSpecVersion is the Starknet JSON-RPC version the devnet speaks
+// (one starknet.js 7 supports as it is). It also keeps
+// starknet_pendingTransactions, removed from the spec in 0.5, as a devnet
+// extension.
+const DevnetSpecVersion = "0.8.1"
+
+// DevnetStarknetVersion is the Starknet version its blocks claim: the one
+// of JSON-RPC 0.8 (three resource bounds in every v3 hash).
+const DevnetStarknetVersion = "0.13.4"
 
 // Devnet is an in-process Starknet devnet: a pending pool that accepts
-// INVOKE v0 and v1 transactions, hashes them as Starknet does, lists them
-// through starknet_pendingTransactions and moves them into blocks after
-// BlockTime or on devnet_createBlock. It is a devnet, not a sequencer: it
-// executes nothing, checks no signature, nonce, fee or balance, and keeps
-// no state but the transactions themselves (new_root is always 0x0).
+// INVOKE v0, v1 and v3 transactions, hashes them as Starknet does, keeps
+// each sender's nonce, lists them through starknet_pendingTransactions and
+// moves them into blocks after BlockTime or on devnet_createBlock. It is a
+// devnet, not a sequencer: it executes nothing, checks no signature, fee
+// or balance, and keeps no state but the transactions and the nonces
+// (new_root is always 0x0).
 type Devnet struct {
 	cfg      DevnetConfig
 	chainID  Felt
@@ -69,20 +76,32 @@ type Devnet struct {
 	pending []*storedTx
 	blocks  []*block // the most recent cfg.KeepBlocks blocks, oldest first
 	byHash  map[[32]byte]*storedTx
+	nonces  nonceBook
 
-	stop chan struct{}
-	done chan struct{}
+	// The block timer: armed when a transaction enters an empty pool, it
+	// seals the pool BlockTime later unless a block was made meanwhile
+	// (sealGen moved on).
+	sealTimer *time.Timer
+	sealGen   uint64
+	closed    bool
 }
 
 // storedTx is an accepted transaction, encoded once at acceptance.
 type storedTx struct {
 	hash  Felt
-	json  []byte // the TXN object of Starknet JSON-RPC 0.4, with transaction_hash
+	json  []byte // the TXN object of Starknet JSON-RPC, with transaction_hash
 	block *block // nil while pending
+	// sender and nonce of an account transaction (v1, v3); nonced is false
+	// for a v0, which has no nonce.
+	sender Felt
+	nonce  Felt
+	nonced bool
+	fee    feeEstimate // what it is reported to cost (devnet_fees.go)
 }
 
-// NewDevnet makes a devnet with a genesis block and, with a BlockTime,
-// starts its block timer. Close stops the timer.
+// NewDevnet makes a devnet with a genesis block. With a BlockTime, a
+// transaction that enters an empty pool arms a timer that seals the pool
+// BlockTime later; Close stops it.
 func NewDevnet(cfg DevnetConfig) (*Devnet, error) {
 	cfg = cfg.withDefaults()
 	chain, err := ChainIDFelt(cfg.ChainID)
@@ -97,15 +116,9 @@ func NewDevnet(cfg DevnetConfig) (*Devnet, error) {
 		chainID:  chain,
 		chainHex: chain.appendQuoted(nil),
 		byHash:   make(map[[32]byte]*storedTx),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
+		nonces:   newNonceBook(),
 	}
 	d.blocks = append(d.blocks, newBlock(0, Felt{}, uint64(time.Now().Unix()), nil))
-	if cfg.BlockTime > 0 {
-		go d.timer(cfg.BlockTime)
-	} else {
-		close(d.done)
-	}
 	return d, nil
 }
 
@@ -115,31 +128,29 @@ func (d *Devnet) ChainID() Felt { return d.chainID }
 // Close stops the block timer. The devnet keeps answering; it just no
 // longer makes blocks on its own.
 func (d *Devnet) Close() error {
-	select {
-	case <-d.stop:
-	default:
-		close(d.stop)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	if d.sealTimer != nil {
+		d.sealTimer.Stop()
 	}
-	<-d.done
 	return nil
 }
 
-func (d *Devnet) timer(every time.Duration) {
-	defer close(d.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.stop:
-			return
-		case <-t.C:
-			d.mu.Lock()
-			if len(d.pending) > 0 {
-				d.sealLocked()
-			}
-			d.mu.Unlock()
-		}
+// armLocked starts the block timer for a pool that just got its first
+// transaction: that transaction stays pending BlockTime, no longer.
+func (d *Devnet) armLocked() {
+	if d.cfg.BlockTime <= 0 || d.closed {
+		return
 	}
+	gen := d.sealGen
+	d.sealTimer = time.AfterFunc(d.cfg.BlockTime, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.sealGen == gen && len(d.pending) > 0 && !d.closed {
+			d.sealLocked()
+		}
+	})
 }
 
 // sealLocked moves every pending transaction into a new block.
@@ -147,8 +158,12 @@ func (d *Devnet) sealLocked() *block {
 	head := d.blocks[len(d.blocks)-1]
 	ts := max(uint64(time.Now().Unix()), head.timestamp) // never older than the parent
 	b := newBlock(head.number+1, head.hash, ts, d.pending)
+	d.sealGen++
 	for _, tx := range d.pending {
 		tx.block = b
+		if tx.nonced {
+			d.nonces.seal(tx.sender, tx.nonce)
+		}
 	}
 	d.pending = nil
 	d.blocks = append(d.blocks, b)

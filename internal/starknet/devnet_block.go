@@ -33,20 +33,42 @@ func newBlock(number uint64, parent Felt, ts uint64, txs []*storedTx) *block {
 // sequencerAddress is the devnet's sequencer: there is none, so 0x0.
 var sequencerAddress = FeltFromUint64(0)
 
+// txStyle is how a block lists its transactions: whole (getBlockWithTxs),
+// by hash (getBlockWithTxHashes) or with receipts (getBlockWithReceipts).
+type txStyle int
+
+const (
+	txsWhole txStyle = iota
+	txsHashes
+	txsWithReceipts
+)
+
 // appendTxs appends the transactions as a JSON array.
-func appendTxs(buf []byte, txs []*storedTx) []byte {
+func appendTxs(buf []byte, txs []*storedTx, style txStyle) []byte {
 	buf = append(buf, '[')
 	for i, tx := range txs {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, tx.json...)
+		switch style {
+		case txsHashes:
+			buf = tx.hash.appendQuoted(buf)
+		case txsWithReceipts:
+			buf = append(buf, `{"transaction":`...)
+			buf = append(buf, tx.json...)
+			buf = append(buf, `,"receipt":`...)
+			buf = tx.appendReceipt(buf, false)
+			buf = append(buf, '}')
+		default:
+			buf = append(buf, tx.json...)
+		}
 	}
 	return append(buf, ']')
 }
 
-// appendJSON writes BLOCK_WITH_TXS of Starknet JSON-RPC 0.4.
-func (b *block) appendJSON(buf []byte) []byte {
+// appendJSON writes a block of Starknet JSON-RPC 0.8 (BLOCK_HEADER, status
+// and the transactions in the given style).
+func (b *block) appendJSON(buf []byte, style txStyle) []byte {
 	buf = append(buf, `{"status":"ACCEPTED_ON_L2","block_hash":`...)
 	buf = b.hash.appendQuoted(buf)
 	buf = append(buf, `,"parent_hash":`...)
@@ -57,21 +79,24 @@ func (b *block) appendJSON(buf []byte) []byte {
 	buf = strconv.AppendUint(buf, b.timestamp, 10)
 	buf = append(buf, `,"sequencer_address":`...)
 	buf = sequencerAddress.appendQuoted(buf)
+	buf = appendHeaderPrices(buf)
 	buf = append(buf, `,"transactions":`...)
-	buf = appendTxs(buf, b.txs)
+	buf = appendTxs(buf, b.txs, style)
 	return append(buf, '}')
 }
 
-// appendPendingJSON writes PENDING_BLOCK_WITH_TXS of Starknet JSON-RPC 0.4.
-func appendPendingJSON(buf []byte, parent *block, ts uint64, txs []*storedTx) []byte {
+// appendPendingJSON writes the pending block of Starknet JSON-RPC 0.8
+// (PENDING_BLOCK_HEADER and the transactions in the given style).
+func appendPendingJSON(buf []byte, parent *block, ts uint64, txs []*storedTx, style txStyle) []byte {
 	buf = append(buf, `{"transactions":`...)
-	buf = appendTxs(buf, txs)
+	buf = appendTxs(buf, txs, style)
 	buf = append(buf, `,"timestamp":`...)
 	buf = strconv.AppendUint(buf, ts, 10)
 	buf = append(buf, `,"sequencer_address":`...)
 	buf = sequencerAddress.appendQuoted(buf)
 	buf = append(buf, `,"parent_hash":`...)
 	buf = parent.hash.appendQuoted(buf)
+	buf = appendHeaderPrices(buf)
 	return append(buf, '}')
 }
 
@@ -122,21 +147,30 @@ func parseBlockID(raw json.RawMessage) (blockID, error) {
 
 // findLocked resolves a block id other than pending; nil when not kept.
 func (d *Devnet) findLocked(id blockID) *block {
+	if i := d.indexLocked(id); i >= 0 {
+		return d.blocks[i]
+	}
+	return nil
+}
+
+// indexLocked is the index in d.blocks of a block id other than pending;
+// -1 when not kept.
+func (d *Devnet) indexLocked(id blockID) int {
 	switch {
 	case id.tag == "latest":
-		return d.blocks[len(d.blocks)-1]
+		return len(d.blocks) - 1
 	case id.hasNum:
 		first := d.blocks[0].number
 		if id.number < first || id.number-first >= uint64(len(d.blocks)) {
-			return nil
+			return -1
 		}
-		return d.blocks[id.number-first]
+		return int(id.number - first)
 	default:
-		for _, b := range d.blocks {
+		for i, b := range d.blocks {
 			if b.hash.Equal(id.hash) {
-				return b
+				return i
 			}
 		}
-		return nil
+		return -1
 	}
 }

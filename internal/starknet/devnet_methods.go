@@ -23,16 +23,23 @@ type devnetMethod func(d *Devnet, params json.RawMessage) (json.RawMessage, *jso
 
 // devnetMethods is the devnet's whole method set; anything else is -32601.
 var devnetMethods = map[string]devnetMethod{
-	"starknet_specVersion":          noParams(func(d *Devnet) []byte { return []byte(strconv.Quote(DevnetSpecVersion)) }),
-	"starknet_chainId":              noParams(func(d *Devnet) []byte { return d.chainHex }),
-	"starknet_syncing":              noParams(func(d *Devnet) []byte { return []byte("false") }),
-	"starknet_blockNumber":          noParams((*Devnet).blockNumber),
-	"starknet_blockHashAndNumber":   noParams((*Devnet).blockHashAndNumber),
-	"starknet_pendingTransactions":  noParams((*Devnet).pendingTransactions),
-	"starknet_getBlockWithTxs":      (*Devnet).getBlockWithTxs,
-	"starknet_getTransactionByHash": (*Devnet).getTransactionByHash,
-	"starknet_addInvokeTransaction": (*Devnet).addInvokeTransaction,
-	"devnet_createBlock":            noParams((*Devnet).createBlock),
+	"starknet_specVersion":           noParams(func(d *Devnet) []byte { return []byte(strconv.Quote(DevnetSpecVersion)) }),
+	"starknet_chainId":               noParams(func(d *Devnet) []byte { return d.chainHex }),
+	"starknet_syncing":               noParams(func(d *Devnet) []byte { return []byte("false") }),
+	"starknet_blockNumber":           noParams((*Devnet).blockNumber),
+	"starknet_blockHashAndNumber":    noParams((*Devnet).blockHashAndNumber),
+	"starknet_pendingTransactions":   noParams((*Devnet).pendingTransactions),
+	"starknet_getBlockWithTxs":       blockMethod(txsWhole),
+	"starknet_getBlockWithTxHashes":  blockMethod(txsHashes),
+	"starknet_getBlockWithReceipts":  blockMethod(txsWithReceipts),
+	"starknet_getTransactionByHash":  (*Devnet).getTransactionByHash,
+	"starknet_getTransactionStatus":  (*Devnet).getTransactionStatus,
+	"starknet_getTransactionReceipt": (*Devnet).getTransactionReceipt,
+	"starknet_getNonce":              (*Devnet).getNonce,
+	"starknet_estimateFee":           (*Devnet).estimateFee,
+	"starknet_call":                  (*Devnet).call08,
+	"starknet_addInvokeTransaction":  (*Devnet).addInvokeTransaction,
+	"devnet_createBlock":             noParams((*Devnet).createBlock),
 }
 
 func (d *Devnet) call(method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
@@ -73,7 +80,7 @@ func (d *Devnet) blockHashAndNumber() []byte {
 func (d *Devnet) pendingTransactions() []byte {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return appendTxs(nil, d.pending)
+	return appendTxs(nil, d.pending, txsWhole)
 }
 
 func (d *Devnet) createBlock() []byte {
@@ -85,28 +92,34 @@ func (d *Devnet) createBlock() []byte {
 	return append(buf, '}')
 }
 
-func (d *Devnet) getBlockWithTxs(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
-	args, e := bindParams(params, []string{"block_id"}, 1)
-	if e != nil {
-		return nil, e
+// blockMethod answers the getBlockWith* methods, which differ only in how
+// they list the transactions.
+func blockMethod(style txStyle) devnetMethod {
+	return func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+		args, e := bindParams(params, []string{"block_id"}, 1)
+		if e != nil {
+			return nil, e
+		}
+		id, err := parseBlockID(args[0])
+		if err != nil {
+			return nil, jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error())
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if id.tag == "pending" {
+			head := d.blocks[len(d.blocks)-1]
+			ts := max(uint64(time.Now().Unix()), head.timestamp)
+			return appendPendingJSON(nil, head, ts, d.pending, style), nil
+		}
+		b := d.findLocked(id)
+		if b == nil {
+			return nil, errBlockNotFound()
+		}
+		return b.appendJSON(nil, style), nil
 	}
-	id, err := parseBlockID(args[0])
-	if err != nil {
-		return nil, jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error())
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if id.tag == "pending" {
-		head := d.blocks[len(d.blocks)-1]
-		ts := max(uint64(time.Now().Unix()), head.timestamp)
-		return appendPendingJSON(nil, head, ts, d.pending), nil
-	}
-	b := d.findLocked(id)
-	if b == nil {
-		return nil, jsonrpc.NewError(CodeBlockNotFound, "Block not found")
-	}
-	return b.appendJSON(nil), nil
 }
+
+func errBlockNotFound() *jsonrpc.Error { return jsonrpc.NewError(CodeBlockNotFound, "Block not found") }
 
 func (d *Devnet) getTransactionByHash(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	args, e := bindParams(params, []string{"transaction_hash"}, 1)
@@ -135,40 +148,59 @@ func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, 
 	}
 	tx, err := DecodeInvoke(args[0], d.cfg.Tx)
 	if err != nil {
-		return nil, txError(err)
+		return nil, txError("invoke_transaction", err)
 	}
 	hash := tx.Hash(d.chainID)
-	stored := &storedTx{hash: hash, json: tx.appendJSON(nil, hash)}
+	stored := &storedTx{hash: hash, json: tx.appendJSON(nil, hash), fee: estimateFee(tx)}
+	if stored.nonced = tx.Version > 0; stored.nonced {
+		stored.sender, stored.nonce = tx.SenderAddress, tx.Nonce
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, dup := d.byHash[hash.Bytes()]; dup {
 		return nil, jsonrpc.NewError(CodeDuplicateTx, "A transaction with the same hash already exists in the mempool")
+	}
+	if stored.nonced {
+		if e := d.nonces.check(tx.SenderAddress, tx.Nonce); e != nil {
+			return nil, e
+		}
 	}
 	if len(d.pending) >= d.cfg.MaxPending {
 		return nil, jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("devnet pending pool is full (%d transactions); call devnet_createBlock", d.cfg.MaxPending))
 	}
 	d.pending = append(d.pending, stored)
 	d.byHash[hash.Bytes()] = stored
+	if len(d.pending) == 1 {
+		d.armLocked()
+	}
+	if stored.nonced {
+		d.nonces.accept(tx.SenderAddress, tx.Nonce)
+	}
 	out := append([]byte(nil), `{"transaction_hash":`...)
 	out = hash.appendQuoted(out)
 	return append(out, '}'), nil
 }
 
-func txError(err error) *jsonrpc.Error {
+// txError answers a transaction that does not decode; path names it in
+// the params (invoke_transaction, request[2]).
+func txError(path string, err error) *jsonrpc.Error {
 	var te *TxError
 	if !errors.As(err, &te) {
-		return jsonrpc.ErrInvalidParams("invalid argument 0: invoke_transaction: " + err.Error())
+		return jsonrpc.ErrInvalidParams("invalid argument 0: " + path + ": " + err.Error())
 	}
 	if te.Code == CodeUnsupportedTxVersion {
 		return jsonrpc.NewError(te.Code, "The transaction version is not supported: "+te.Err.Error())
 	}
-	return jsonrpc.ErrInvalidParams("invalid argument 0: invoke_transaction." + te.Error())
+	if te.Field == "" {
+		return jsonrpc.ErrInvalidParams("invalid argument 0: " + path + ": " + te.Error())
+	}
+	return jsonrpc.ErrInvalidParams("invalid argument 0: " + path + "." + te.Error())
 }
 
-// appendJSON writes the transaction as Starknet JSON-RPC 0.4 lists it in
+// appendJSON writes the transaction as Starknet JSON-RPC lists it in
 // starknet_pendingTransactions and blocks: the TXN fields plus
 // transaction_hash, every felt in canonical form. A v0 shows nonce 0x0, as
-// the nodes of that version do.
+// the nodes of 0.4 do.
 func (tx *Invoke) appendJSON(buf []byte, hash Felt) []byte {
 	buf = append(buf, `{"type":"INVOKE","transaction_hash":`...)
 	buf = hash.appendQuoted(buf)

@@ -65,24 +65,17 @@ func pendingCount(t *testing.T, d *Devnet) int {
 }
 
 // TestDevnetRealTransactions submits the real mainnet transactions to a
-// devnet with mainnet's chain id: each must come back with its real hash,
-// be listed pending with the fields of SPEC.md, and move into a block on
-// devnet_createBlock.
+// devnet with mainnet's chain id (each v1 after filler transactions that
+// bring its sender to the transaction's nonce): each must come back with
+// its real hash, be listed pending with the fields of SPEC.md, and move
+// into a block on devnet_createBlock.
 func TestDevnetRealTransactions(t *testing.T) {
 	d := newTestDevnet(t, DevnetConfig{ChainID: "SN_MAIN"})
-	var want []string
-	for _, v := range loadInvokeVectors(t) {
-		if v.ChainID != "SN_MAIN" {
-			continue
-		}
-		res := mustResult(t, call(t, d, "starknet_addInvokeTransaction", "["+string(v.Tx)+"]"))
-		var got struct {
-			Hash string `json:"transaction_hash"`
-		}
-		if err := json.Unmarshal(res, &got); err != nil || got.Hash != v.Hash {
-			t.Fatalf("%s: answer %s, want hash %s", v.Name, res, v.Hash)
-		}
-		want = append(want, v.Hash)
+	want, real := submitMainnetVectors(t, func(tx string) string {
+		return string(mustResult(t, call(t, d, "starknet_addInvokeTransaction", "["+tx+"]")))
+	})
+	if len(real) < 4 {
+		t.Fatalf("%d real transactions", len(real))
 	}
 	var pending []map[string]json.RawMessage
 	if err := json.Unmarshal(mustResult(t, call(t, d, "starknet_pendingTransactions", "[]")), &pending); err != nil {
@@ -190,6 +183,9 @@ func TestDevnetBadInput(t *testing.T) {
 		{name: "signature object", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `["0x1","0x2"],"nonce"`, `{},"nonce"`, 1) + "]", wantCode: -32602, wantText: "invoke_transaction.signature: must be an array of felts, got an object"},
 		{name: "huge calldata", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `["0x1","0x2"]}`, huge+"}", 1) + "]", wantCode: -32602, wantText: "invoke_transaction.calldata: more than 4096 elements"},
 		{name: "version 2", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV1, `"version":"0x1"`, `"version":"0x2"`, 1) + "]", wantCode: 61, wantText: "not supported"},
+		{name: "v3 amount over u64", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV3, `"max_amount":"0x80"`, `"max_amount":"0x10000000000000000"`, 1) + "]", wantCode: -32602, wantText: "invoke_transaction.resource_bounds.l1_data_gas.max_amount: must fit in 64 bits"},
+		{name: "v3 bad DA mode", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV3, `"fee_data_availability_mode":"L1"`, `"fee_data_availability_mode":"l1"`, 1) + "]", wantCode: -32602, wantText: "invoke_transaction.fee_data_availability_mode: must be \"L1\" or \"L2\""},
+		{name: "v3 with max_fee", method: "starknet_addInvokeTransaction", params: "[" + strings.Replace(validV3, `"tip"`, `"max_fee":"0x1","tip"`, 1) + "]", wantCode: -32602, wantText: "invoke_transaction.max_fee: unknown field for an INVOKE v3 transaction"},
 		{name: "two transactions", method: "starknet_addInvokeTransaction", params: "[" + validV1 + "," + validV1 + "]", wantCode: -32602, wantText: "too many arguments"},
 		{name: "bad block id", method: "starknet_getBlockWithTxs", params: `["earliest"]`, wantCode: -32602, wantText: "block_id must be"},
 		{name: "block number negative", method: "starknet_getBlockWithTxs", params: `[{"block_number":-1}]`, wantCode: -32602, wantText: "non-negative integer"},
@@ -222,7 +218,7 @@ func TestDevnetEnvelope(t *testing.T) {
 		{name: "batch too large", body: `[1,2,3,4]`, want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch too large"}}`},
 		{name: "no version", body: `{"id":1,"method":"starknet_chainId"}`, want: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: jsonrpc must be \"2.0\""}}`},
 		{name: "chain id", body: `{"jsonrpc":"2.0","id":"a","method":"starknet_chainId"}`, want: `{"jsonrpc":"2.0","id":"a","result":"0x534e5f4445564e4554"}`},
-		{name: "spec version", body: `{"jsonrpc":"2.0","id":0,"method":"starknet_specVersion","params":[]}`, want: `{"jsonrpc":"2.0","id":0,"result":"0.4.0"}`},
+		{name: "spec version", body: `{"jsonrpc":"2.0","id":0,"method":"starknet_specVersion","params":[]}`, want: `{"jsonrpc":"2.0","id":0,"result":"0.8.1"}`},
 		{name: "batch", body: `[{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}, 5]`, want: `[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}]`},
 	}
 	for _, tt := range tests {
@@ -333,4 +329,50 @@ func FuzzDevnetDo(f *testing.F) {
 			t.Fatalf("Do(%q) = %q, %v", body, out, err)
 		}
 	})
+}
+
+// submitMainnetVectors sends the mainnet vectors through add, which
+// returns the answer's result. A devnet starts every account at nonce 0, so
+// each v1 is preceded by filler INVOKE v1s from its sender with the nonces
+// before its own. It checks that every real transaction comes back with
+// its real hash, and returns every hash sent, in order, and the real ones.
+func submitMainnetVectors(t *testing.T, add func(tx string) string) (all, real []string) {
+	t.Helper()
+	for _, v := range loadInvokeVectors(t) {
+		if v.ChainID != "SN_MAIN" {
+			continue
+		}
+		var fields struct {
+			Version string `json:"version"`
+			Nonce   string `json:"nonce"`
+			Sender  string `json:"sender_address"`
+		}
+		if err := json.Unmarshal(v.Tx, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if fields.Version == "0x1" {
+			nonce, _ := MustFelt(fields.Nonce).Uint64()
+			for i := range nonce {
+				filler := fmt.Sprintf(`{"type":"INVOKE","version":"0x1","max_fee":"0x1","signature":[],"nonce":"0x%x","sender_address":%q,"calldata":[]}`, i, fields.Sender)
+				all = append(all, hashOf(t, add(filler)))
+			}
+		}
+		got := hashOf(t, add(string(v.Tx)))
+		if got != v.Hash {
+			t.Fatalf("%s: hash %s, want %s", v.Name, got, v.Hash)
+		}
+		all, real = append(all, got), append(real, got)
+	}
+	return all, real
+}
+
+func hashOf(t *testing.T, result string) string {
+	t.Helper()
+	var r struct {
+		Hash string `json:"transaction_hash"`
+	}
+	if err := json.Unmarshal([]byte(result), &r); err != nil || r.Hash == "" {
+		t.Fatalf("answer %s: %v", result, err)
+	}
+	return r.Hash
 }

@@ -177,7 +177,7 @@ func TestGatewayFamilies(t *testing.T) {
 		{name: "rollup params not empty", url: sn, method: "rollup_pendingTransactions", params: `["pending"]`, wantCode: -32602},
 		{name: "rollup method", url: sn, method: "rollup_pendingTransactions", params: `[]`, wantResult: `[]`},
 		{name: "starknet read forwarded", url: sn, method: "starknet_chainId", params: `[]`, wantResult: `"0x534e5f4445564e4554"`},
-		{name: "spec version", url: sn, method: "starknet_specVersion", params: `[]`, wantResult: `"0.4.0"`},
+		{name: "spec version", url: sn, method: "starknet_specVersion", params: `[]`, wantResult: `"0.8.1"`},
 		{name: "block number", url: sn, method: "starknet_blockNumber", params: `[]`, wantResult: `0`},
 		{name: "felt over the prime", url: sn, method: "starknet_addInvokeTransaction", params: `[{"type":"INVOKE","version":"0x1","max_fee":"0x1","signature":[],"nonce":"0x0","sender_address":"0x800000000000011000000000000000000000000000000000000000000000001","calldata":[]}]`, wantCode: -32602},
 	}

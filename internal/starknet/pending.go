@@ -40,6 +40,17 @@ const (
 	PendingFromBlock PendingMode = "block"
 )
 
+// DevnetPendingMode is the mode for the embedded devnet: it speaks 0.8,
+// where auto would read its pending block, but keeps
+// starknet_pendingTransactions as an extension, the pool itself, so auto
+// forwards to it. An explicit mode is kept.
+func DevnetPendingMode(configured PendingMode) PendingMode {
+	if configured == PendingAuto || configured == "" {
+		return PendingForward
+	}
+	return configured
+}
+
 // ParsePendingMode reads a configured mode; empty is auto.
 func ParsePendingMode(s string) (PendingMode, error) {
 	switch m := PendingMode(s); m {

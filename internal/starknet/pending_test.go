@@ -162,7 +162,7 @@ func TestPendingDetect(t *testing.T) {
 		wantTag  bool // pre_confirmed
 		wantFail bool
 	}{
-		{name: "devnet 0.4.0 forwards", node: dev.Handler(), want: PendingForward},
+		{name: "devnet 0.8.1 reads the pending block", node: dev.Handler(), want: PendingFromBlock},
 		{name: "0.7.1 reads the pending block", node: node07(t), want: PendingFromBlock},
 		{name: "0.9.0 reads pre_confirmed", node: node09(t), want: PendingFromBlock, wantTag: true},
 		{name: "pre-0.3 node without specVersion forwards", node: &scriptNode{}, want: PendingForward},
@@ -264,9 +264,19 @@ func TestPendingErrors(t *testing.T) {
 // TestRollupOverDevnet: the rollup upstream in front of the embedded devnet
 // forwards everything but the pending methods, and answers
 // rollup_pendingTransactions with the SPEC.md objects of real transactions.
+// The devnet speaks 0.8.1, so auto reads its pending block; forward uses
+// its starknet_pendingTransactions extension. Both give the same objects.
 func TestRollupOverDevnet(t *testing.T) {
+	for _, tc := range []struct {
+		mode, want PendingMode
+	}{{PendingAuto, PendingFromBlock}, {PendingForward, PendingForward}} {
+		t.Run(string(tc.mode), func(t *testing.T) { testRollupOverDevnet(t, tc.mode, tc.want) })
+	}
+}
+
+func testRollupOverDevnet(t *testing.T, mode, wantMode PendingMode) {
 	dev := newTestDevnet(t, DevnetConfig{ChainID: "SN_MAIN"})
-	r, err := NewRollup(upstream.Func{ID: "embedded-starknet", Fn: dev.Do}, PendingAuto)
+	r, err := NewRollup(upstream.Func{ID: "embedded-starknet", Fn: dev.Do}, mode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,15 +293,13 @@ func TestRollupOverDevnet(t *testing.T) {
 		}
 		return resp
 	}
-	var hashes []string
-	for _, v := range loadInvokeVectors(t) {
-		if v.ChainID == "SN_MAIN" {
-			if resp := do("starknet_addInvokeTransaction", "["+string(v.Tx)+"]"); resp.Err != nil || !strings.Contains(string(resp.Result), v.Hash) {
-				t.Fatalf("add %s: %s %v", v.Name, resp.Result, resp.Err)
-			}
-			hashes = append(hashes, v.Hash)
+	hashes, _ := submitMainnetVectors(t, func(tx string) string {
+		resp := do("starknet_addInvokeTransaction", "["+tx+"]")
+		if resp.Err != nil {
+			t.Fatalf("add %s: %v", tx, resp.Err)
 		}
-	}
+		return string(resp.Result)
+	})
 	resp := do(MethodRollupPending, "[]")
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
@@ -306,8 +314,8 @@ func TestRollupOverDevnet(t *testing.T) {
 			t.Fatalf("object %d hash %s", i, o["transaction_hash"])
 		}
 	}
-	if r.Pending().Mode() != PendingForward {
-		t.Fatalf("mode %s against the 0.4.0 devnet", r.Pending().Mode())
+	if r.Pending().Mode() != wantMode {
+		t.Fatalf("mode %s against the 0.8.1 devnet, want %s", r.Pending().Mode(), wantMode)
 	}
 	if resp := do("starknet_chainId", "[]"); string(resp.Result) != `"0x534e5f4d41494e"` {
 		t.Fatalf("chain id %s", resp.Result)
@@ -389,4 +397,12 @@ func extractTxs(t testing.TB, raw []byte) []byte {
 		t.Fatal(err)
 	}
 	return b.Txs
+}
+
+func TestDevnetPendingMode(t *testing.T) {
+	for in, want := range map[PendingMode]PendingMode{PendingAuto: PendingForward, "": PendingForward, PendingForward: PendingForward, PendingFromBlock: PendingFromBlock} {
+		if got := DevnetPendingMode(in); got != want {
+			t.Fatalf("DevnetPendingMode(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

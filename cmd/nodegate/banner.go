@@ -11,7 +11,9 @@ import (
 )
 
 // printBanner tells a first-time user everything needed to make a call.
-func printBanner(w io.Writer, svc *service.Service) {
+// keysCmd makes the `nodegate keys SUB` invocation that reaches this
+// server's key store (same --config / --data-dir).
+func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) string) {
 	endpoint := svc.URL() + "/v3/"
 	fmt.Fprintf(w, "nodegate %s serving %s<API_KEY>\n", Version(), endpoint)
 	key := "<API_KEY>"
@@ -23,24 +25,63 @@ func printBanner(w io.Writer, svc *service.Service) {
 		key = svc.Config.APIKeys[0]
 		fmt.Fprintf(w, "  API key:   %s  (from the command line or config)\n", key)
 	default:
-		fmt.Fprintf(w, "  API key:   the one printed on the first start (%d in the store); 'nodegate keys create --plan team' makes another\n", svc.Keys.Len())
+		key = "$NODEGATE_KEY"
+		fmt.Fprintf(w, "  API key:   the one printed on the first start (%d in the store; nodegate keeps only hashes)\n", svc.Keys.Len())
+		fmt.Fprintf(w, "  new key:   export NODEGATE_KEY=$(%s | awk '/^key:/{print $2}')\n", keysCmd("create --plan team --name mine"))
 	}
 	if addr := svc.AdminAddr(); addr != "" {
-		fmt.Fprintf(w, "  admin:     http://%s/admin/ (bearer token from admin.token or $NODEGATE_ADMIN_TOKEN)\n", addr)
+		fmt.Fprintf(w, "  admin:     http://%s/admin/keys, /admin/upstreams, /metrics (bearer token from admin.token or $NODEGATE_ADMIN_TOKEN)\n", addr)
 	}
 	fmt.Fprintf(w, "  websocket: %s/ws/v3/%s\n", svc.WSURL(), key)
+	curl := "curl -s"
 	if fp := svc.TLSFingerprint(); fp != "" {
 		fmt.Fprintf(w, "  tls:       certificate SHA-256 %s\n", fp)
 		if svc.SelfSignedPath != "" {
-			fmt.Fprintf(w, "             self-signed, for local use; trust it with %s\n", svc.SelfSignedPath)
+			fmt.Fprintf(w, "             self-signed, for local use; trust it with %s (or curl -k)\n", svc.SelfSignedPath)
+			curl = "curl -sk"
 		}
 	}
 	printChain(w, svc)
 	printPools(w, svc)
-	printRollup(w, svc, endpoint+key)
-	fmt.Fprintf(w, "  health:    %s/health\n", svc.URL())
-	fmt.Fprintf(w, "  try:       curl -s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s%s\n", endpoint, key)
+	printRollup(w, svc, curl, key)
+	fmt.Fprintf(w, "  health:    %s/health, readiness %s/ready\n", svc.URL(), svc.URL())
+	if target, ok := tryTarget(svc); ok {
+		fmt.Fprintf(w, "  try:       %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":[]}' %s/v3/%s\n",
+			curl, target.host, target.method, target.base, key)
+	}
 	fmt.Fprintln(w, "  Ctrl-C stops nodegate.")
+}
+
+// target is where a first call goes: a base URL, a Host header when the
+// network is chosen by name, and the family's head method.
+type target struct{ base, host, method string }
+
+// tryTarget picks the network of the try line: the main listener's
+// default, else the first network with a listener or host name of its own.
+func tryTarget(svc *service.Service) (target, bool) {
+	nets := svc.Config.EffectiveNetworks()
+	method := func(family string) string {
+		if family == "starknet" {
+			return "starknet_blockNumber"
+		}
+		return "eth_blockNumber"
+	}
+	for _, nc := range nets {
+		if len(nc.Hosts) == 0 && nc.Listen == "" {
+			return target{base: svc.URL(), method: method(nc.Family)}, true
+		}
+	}
+	for _, nc := range nets {
+		if own := svc.NetworkURL(nc.Name); own != "" {
+			return target{base: own, method: method(nc.Family)}, true
+		}
+		for _, h := range nc.Hosts {
+			if !strings.HasPrefix(h, "*.") {
+				return target{base: svc.URL(), host: " -H 'Host: " + h + "'", method: method(nc.Family)}, true
+			}
+		}
+	}
+	return target{}, false
 }
 
 func printChain(w io.Writer, svc *service.Service) {
@@ -74,6 +115,9 @@ func printAccounts(w io.Writer, accs []evmnode.Account) {
 // printPools shows each network's upstreams as the pool sees them at start.
 func printPools(w io.Writer, svc *service.Service) {
 	for _, n := range svc.Networks {
+		if n.ChainID != 0 {
+			fmt.Fprintf(w, "  network:   %s, chain id %d\n", n.Name, n.ChainID)
+		}
 		for _, st := range n.Pool.Status() {
 			state := "healthy"
 			if !st.Healthy {
@@ -99,15 +143,15 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // printRollup shows how to reach the starknet networks.
-func printRollup(w io.Writer, svc *service.Service, url string) {
+func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 	for i, nc := range svc.Config.EffectiveNetworks() {
 		if nc.Family != "starknet" {
 			continue
 		}
-		target, host := url, ""
+		target, host := svc.URL(), ""
 		if own := svc.NetworkURL(nc.Name); own != "" {
-			target = own + "/v3/" + url[strings.LastIndex(url, "/")+1:]
-			fmt.Fprintf(w, "  starknet:  %s  (the %s network's own listener: starknet.js nodeUrl)\n", target, svc.Networks[i].Name)
+			target = own
+			fmt.Fprintf(w, "  starknet:  %s/v3/%s  (the %s network's own listener: starknet.js nodeUrl)\n", own, key, svc.Networks[i].Name)
 		} else if len(nc.Hosts) > 0 {
 			host = " -H 'Host: " + strings.TrimPrefix(nc.Hosts[0], "*.") + "'"
 		}
@@ -115,6 +159,6 @@ func printRollup(w io.Writer, svc *service.Service, url string) {
 		if svc.Devnet != nil {
 			kind = "starknet devnet (embedded; a devnet, not a real chain)"
 		}
-		fmt.Fprintf(w, "  rollup:    %s %q: curl -s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s\n", kind, svc.Networks[i].Name, host, target)
+		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks[i].Name, curl, host, target, key)
 	}
 }

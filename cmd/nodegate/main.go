@@ -15,7 +15,9 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // run dispatches a subcommand; serve is the default.
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		cmd, args = "help", nil
+	} else if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -28,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version":
 		fmt.Fprintln(stdout, "nodegate", Version())
 		return 0
-	case "help", "-h", "--help":
+	case "help":
 		usage(stdout)
 		return 0
 	default:
@@ -42,10 +44,12 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `nodegate — JSON-RPC access service for blockchain nodes
 
 Usage:
-  nodegate [serve] [flags]   run the service (default); see 'nodegate serve --help'
+  nodegate [serve] [flags]   run the service (default); 'nodegate serve --help' lists its flags
   nodegate node [flags]      run only the embedded node, plain JSON-RPC over HTTP and WebSocket
-  nodegate keys COMMAND      manage API keys: create, list, show, update, revoke (see docs/keys.md)
+  nodegate keys COMMAND      manage API keys: create, list, show, update, revoke, usage
+                             ('nodegate keys --help'; docs/keys.md)
   nodegate version           print the version
+  nodegate help              this text
 
 With no flags, nodegate serves http://127.0.0.1:8545/v3/<key> in front of an embedded
 go-ethereum dev chain (chain id 1337) and prints a key, funded accounts and a curl line.

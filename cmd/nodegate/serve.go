@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,18 +26,23 @@ Flags:
 
 // serveFlags are the command-line settings of `nodegate serve`.
 type serveFlags struct {
-	configPath, listen, chain, upstream, dataDir string
-	starknetListen                               string
-	blockTime                                    time.Duration
-	apiKeys                                      stringList
-	tlsCert, tlsKey                              string
-	tlsSelfSigned                                bool
+	configPath, listen, adminListen, chain, upstream, dataDir string
+	starknetListen                                            string
+	blockTime                                                 time.Duration
+	apiKeys                                                   stringList
+	tlsCert, tlsKey                                           string
+	tlsSelfSigned                                             bool
+	// obs are the logging flags (obsflags.go).
+	obs obsFlags
+	// set are the flags given on the command line.
+	set map[string]bool
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", "YAML config `file` (strict: unknown fields are errors; ${ENV} is expanded)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8545", "client listener `address` (host:port)")
 	fs.StringVar(&f.starknetListen, "starknet-listen", "127.0.0.1:8547", "the embedded Starknet devnet's own listener `address` (host:port); empty turns it off")
+	fs.StringVar(&f.adminListen, "admin-listen", "127.0.0.1:8546", "admin API `address` (host:port; served only when an admin token is configured; \"\" disables)")
 	fs.StringVar(&f.chain, "chain", "", "import genesis.json + chain.rlp from `dir` (and apply headfcu.json if present) instead of the dev chain")
 	fs.DurationVar(&f.blockTime, "block-time", 0, "dev chain block `period` (e.g. 2s); 0 seals one block per transaction")
 	fs.StringVar(&f.upstream, "upstream", "", "forward to an existing node at this http(s):// or ws(s):// `url` instead of the embedded node")
@@ -53,6 +60,9 @@ func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
 	}
 	if set["starknet-listen"] {
 		cfg.StarknetListen = f.starknetListen
+	}
+	if set["admin-listen"] {
+		cfg.Admin.Listen = f.adminListen
 	}
 	if set["data-dir"] {
 		cfg.DataDir = f.dataDir
@@ -78,20 +88,27 @@ func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
 	cfg.APIKeys = append(cfg.APIKeys, f.apiKeys...)
 }
 
-func loadServeConfig(args []string, stderr io.Writer) (config.Config, error) {
-	var (
-		f  serveFlags
-		of obsFlags
-	)
+// loadServeConfig parses the flags and loads the config they name. The
+// returned flags read the same file again with the same flags on top
+// (for SIGHUP).
+func loadServeConfig(args []string, stderr io.Writer) (config.Config, *serveFlags, error) {
+	f := &serveFlags{}
 	fs := newFlagSet("serve", serveHeader, stderr)
 	f.register(fs)
-	of.register(fs)
+	f.obs.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return config.Config{}, err
+		return config.Config{}, nil, err
 	}
 	if fs.NArg() > 0 {
-		return config.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return config.Config{}, nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	f.set = setFlags(fs)
+	cfg, err := f.load()
+	return cfg, f, err
+}
+
+// load reads the config file (or the defaults) with the flags on top.
+func (f *serveFlags) load() (config.Config, error) {
 	cfg := config.Defaults()
 	if f.configPath != "" {
 		var err error
@@ -99,13 +116,30 @@ func loadServeConfig(args []string, stderr io.Writer) (config.Config, error) {
 			return cfg, err
 		}
 	}
-	f.apply(&cfg, setFlags(fs))
-	of.apply(&cfg, setFlags(fs))
+	f.apply(&cfg, f.set)
+	f.obs.apply(&cfg, f.set)
 	return cfg, cfg.Validate()
 }
 
+// keysCommand is the `nodegate keys SUB` invocation that reaches the key
+// store of this server.
+func (f *serveFlags) keysCommand(sub string) string {
+	prog := os.Args[0]
+	if strings.Contains(prog, "go-build") {
+		prog = "go run ./cmd/nodegate" // started with go run
+	}
+	cmd := prog + " keys " + sub
+	if f.configPath != "" {
+		cmd += " --config " + f.configPath
+	}
+	if f.set["data-dir"] {
+		cmd += " --data-dir " + f.dataDir
+	}
+	return cmd
+}
+
 func runServe(args []string, stdout, stderr io.Writer) int {
-	cfg, err := loadServeConfig(args, stderr)
+	cfg, flags, err := loadServeConfig(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
@@ -127,7 +161,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	setDefaultLogger(cfg.Log)
-	printBanner(stdout, svc)
+	printBanner(stdout, svc, flags.keysCommand)
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "nodegate: shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,14 +1,9 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Config is the whole configuration. Every field is documented in
@@ -124,17 +119,6 @@ func Load(path string) (Config, error) {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
-}
-
-// Decode decodes YAML strictly into cfg, expanding ${ENV} first.
-func Decode(raw []byte, cfg *Config) error {
-	expanded := os.Expand(string(raw), func(name string) string { return os.Getenv(name) })
-	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("decode: %w", err)
-	}
-	return nil
 }
 
 // Ephemeral is the embedded default on OS-picked loopback ports with its

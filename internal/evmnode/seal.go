@@ -70,15 +70,22 @@ func (n *Node) sealEvery(period time.Duration) {
 	}
 }
 
-// sealPending seals until no executable transaction is left.
+// sealPending seals until no executable transaction is left. It counts
+// before each seal, so that a wake-up for transactions an earlier seal
+// already took makes no empty block.
 func (n *Node) sealPending() {
 	n.seal.mu.Lock()
 	defer n.seal.mu.Unlock()
+	pool := n.eth.TxPool()
 	for range maxSealsPerWake {
-		n.beacon.Commit()
-		if executable, _ := n.eth.TxPool().Stats(); executable == 0 {
+		// Let the pool drop what the last block took before counting:
+		// without this a sealed transaction still looks pending and an
+		// empty block follows it.
+		_ = pool.Sync()
+		if executable, _ := pool.Stats(); executable == 0 {
 			return
 		}
+		n.beacon.Commit()
 	}
 }
 

@@ -102,3 +102,21 @@ func TestCommitWhileSealing(t *testing.T) {
 	close(done)
 	wg.Wait()
 }
+
+// TestDevChainOneBlockPerTransaction: a transaction makes exactly one block
+// (no empty block after it), and the chain starts at head 1 (one empty
+// block that starts the transaction indexer), as README.md says.
+func TestDevChainOneBlockPerTransaction(t *testing.T) {
+	n := startDev(t, 0)
+	head := func() uint64 { return n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() }
+	if got := head(); got != 1 {
+		t.Fatalf("head at start %d, want 1", got)
+	}
+	for i := uint64(0); i < 3; i++ {
+		waitMined(t, n, transfer(t, n, 0, i))
+		time.Sleep(300 * time.Millisecond) // room for a stray second block
+		if got := head(); got != 2+i {
+			t.Fatalf("after transaction %d: head %d, want %d (one block per transaction)", i+1, got, 2+i)
+		}
+	}
+}

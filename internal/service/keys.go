@@ -43,8 +43,9 @@ func (s *Service) startKeys(ctx context.Context) error {
 	return nil
 }
 
-// startAdmin serves the admin API on its own listener. Other features add
-// their routes with s.Admin.Handle before or after it starts.
+// startAdmin serves the admin API on its own listener (admin.listen) when
+// a token is configured. Other features add their routes with
+// s.Admin.Handle before or after it starts.
 func (s *Service) startAdmin() error {
 	token := s.Config.AdminToken()
 	s.Admin = admin.New(token)
@@ -56,7 +57,10 @@ func (s *Service) startAdmin() error {
 		return nil
 	}
 	if token == "" {
-		slog.Warn("admin API refuses every request: set admin.token or $NODEGATE_ADMIN_TOKEN", "listen", s.Config.Admin.Listen)
+		// Without a token the API would refuse everything: not binding
+		// leaves the port to another instance on the same machine.
+		slog.Info("admin API off: set admin.token or $NODEGATE_ADMIN_TOKEN (16+ characters) to serve it", "listen", s.Config.Admin.Listen)
+		return nil
 	}
 	ln, err := net.Listen("tcp", s.Config.Admin.Listen)
 	if err != nil {

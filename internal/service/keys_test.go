@@ -154,19 +154,15 @@ func TestStartDatabaseDown(t *testing.T) {
 	}
 }
 
+// TestAdminListenerWithoutToken: no token, no admin listener (the port
+// stays free for another instance).
 func TestAdminListenerWithoutToken(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Admin.Token = ""
 	t.Setenv(config.AdminTokenEnv, "")
 	s := start(t, cfg)
-	resp, err := http.Get("http://" + s.AdminAddr() + "/admin/keys")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 401 || !strings.Contains(string(b), "admin API is disabled") {
-		t.Fatalf("%d %s", resp.StatusCode, b)
+	if addr := s.AdminAddr(); addr != "" {
+		t.Fatalf("admin listener on %s without a token", addr)
 	}
 }
 

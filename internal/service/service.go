@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 
 	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
@@ -65,6 +66,10 @@ type Service struct {
 	metricsListener net.Listener
 	metricsHTTP     *http.Server
 	accessOut       *logging.Buffered
+
+	closeOnce sync.Once
+	closeErr  error
+
 	// listeners[0] is the main listener; then one per network that has its own.
 	listeners []*listener
 }
@@ -116,8 +121,14 @@ func (s *Service) start(ctx context.Context) error {
 }
 
 // Close stops accepting requests, lets those in flight finish (up to the
-// context's deadline) and stops the nodes and the key store.
+// context's deadline) and stops the nodes and the key store. Later calls
+// return the first call's result.
 func (s *Service) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { s.closeErr = s.close(ctx) })
+	return s.closeErr
+}
+
+func (s *Service) close(ctx context.Context) error {
 	var errs []error
 	for _, l := range s.listeners {
 		l.ing.SetReady(false)

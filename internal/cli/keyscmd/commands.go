@@ -33,6 +33,9 @@ var commands = map[string]command{
 
 func create(ctx context.Context, inv *invocation, m *keys.Manager) error {
 	p := inv.settings.patch(inv.set)
+	if err := inv.checkNetworks(p.Networks); err != nil {
+		return err
+	}
 	c := keys.CreateParams{Name: inv.settings.name, Plan: inv.settings.plan, Secret: inv.secret, Settings: p}
 	if p.Networks != nil {
 		c.Networks = *p.Networks
@@ -84,7 +87,11 @@ func show(ctx context.Context, inv *invocation, m *keys.Manager) error {
 }
 
 func update(ctx context.Context, inv *invocation, m *keys.Manager) error {
-	u, err := m.Update(ctx, inv.args[0], inv.settings.patch(inv.set))
+	p := inv.settings.patch(inv.set)
+	if err := inv.checkNetworks(p.Networks); err != nil {
+		return err
+	}
+	u, err := m.Update(ctx, inv.args[0], p)
 	if err != nil {
 		return err
 	}

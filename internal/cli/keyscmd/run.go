@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
@@ -101,6 +103,9 @@ type invocation struct {
 	days           int
 	args           []string
 	set            map[string]bool
+	// networks are the network names of the loaded config, which a key's
+	// --network must name.
+	networks []string
 }
 
 // open loads the configuration like `nodegate serve` does and opens the store.
@@ -123,6 +128,9 @@ func (inv *invocation) open(ctx context.Context) (*keys.Manager, func(), int) {
 		fmt.Fprintf(inv.stderr, "nodegate keys: invalid configuration:\n%v\n", err)
 		return nil, nil, 2
 	}
+	for _, n := range cfg.EffectiveNetworks() {
+		inv.networks = append(inv.networks, n.Name)
+	}
 	store, err := keys.OpenStore(ctx, cfg.KeyStore())
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
@@ -131,12 +139,34 @@ func (inv *invocation) open(ctx context.Context) (*keys.Manager, func(), int) {
 	return &keys.Manager{Store: store, Plans: cfg.KeyPlans()}, func() { store.Close() }, 0
 }
 
+// checkNetworks refuses a --network that the config does not serve.
+func (inv *invocation) checkNetworks(list *[]string) error {
+	if list == nil {
+		return nil
+	}
+	for _, n := range *list {
+		if !slices.Contains(inv.networks, n) {
+			hint := ""
+			if inv.common.configPath == "" {
+				hint = "; give the server's --config to use its networks"
+			}
+			return &usageError{fmt.Sprintf("unknown network %q: this config serves %s%s", n, strings.Join(inv.networks, ", "), hint)}
+		}
+	}
+	return nil
+}
+
+// usageError is refused input found by the command itself (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
 // report prints an error with its exit code.
 func (inv *invocation) report(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case keys.IsInputError(err):
+	case keys.IsInputError(err), errors.As(err, new(*usageError)):
 		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
 		return 2
 	default:

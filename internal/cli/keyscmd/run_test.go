@@ -160,3 +160,23 @@ func TestKeysLimitFlags(t *testing.T) {
 		t.Fatalf("usage of an unknown key: %d %s", code, errOut)
 	}
 }
+
+// TestCreateRefusesUnknownNetwork: a key may only name networks the
+// config serves (the embedded default: default and starknet).
+func TestCreateRefusesUnknownNetwork(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := run(t, "create", "--plan", "team", "--network", "nosuch", "--data-dir", dir)
+	if code != 2 || !strings.Contains(errOut, `unknown network "nosuch": this config serves default, starknet`) {
+		t.Fatalf("create --network nosuch: %d %q", code, errOut)
+	}
+	code, out, errOut := run(t, "create", "--plan", "team", "--network", "default", "--data-dir", dir, "--json")
+	if code != 0 {
+		t.Fatalf("create --network default: %d %s", code, errOut)
+	}
+	var c struct{ ID string }
+	_ = json.Unmarshal([]byte(out), &c)
+	code, _, errOut = run(t, "update", c.ID, "--network", "default,nosuch", "--data-dir", dir)
+	if code != 2 || !strings.Contains(errOut, `unknown network "nosuch"`) {
+		t.Fatalf("update --network nosuch: %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/servicetest"
+)
+
+// bannerLine returns the banner line that starts with prefix (after the indent).
+func bannerLine(t *testing.T, banner, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(banner, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), prefix))
+		}
+	}
+	t.Fatalf("no %q line in\n%s", prefix, banner)
+	return ""
+}
+
+// runShell runs a banner command line with sh and returns its output.
+func runShell(t *testing.T, line string, env ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+	return string(out)
+}
+
+func banner(svc *service.Service, keysCmd func(string) string) string {
+	var b bytes.Buffer
+	printBanner(&b, svc, keysCmd)
+	return b.String()
+}
+
+// TestBannerLaterStart: on a start that did not create the key, the
+// banner says how to get one, and its lines work as printed.
+func TestBannerLaterStart(t *testing.T) {
+	needCurl(t)
+	cfg := servicetest.Config(t)
+	first := servicetest.Start(t, cfg)
+	if first.GeneratedKey == "" {
+		t.Fatal("first start made no key")
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = first.Close(closeCtx)
+	svc := servicetest.Start(t, cfg)
+	bin := buildBinary(t)
+	out := banner(svc, func(sub string) string { return bin + " keys " + sub + " --data-dir " + cfg.DataDir })
+	if strings.Contains(bannerLine(t, out, "try:"), "<API_KEY>") {
+		t.Fatalf("try line holds a placeholder:\n%s", out)
+	}
+	key := strings.TrimSpace(runShell(t, bannerLine(t, out, "new key:")+`; echo "$NODEGATE_KEY"`))
+	if !keys.Valid(key) {
+		t.Fatalf("new key line printed %q", key)
+	}
+	waitKey(t, svc, key)
+	if got := runShell(t, bannerLine(t, out, "try:"), "NODEGATE_KEY="+key); !strings.Contains(got, `"result":"0x`) {
+		t.Fatalf("try line answered %s", got)
+	}
+	if strings.Contains(out, "admin:") {
+		t.Fatalf("admin line without an admin listener:\n%s", out)
+	}
+}
+
+// TestBannerSelfSignedNoDefaultNetwork: -k under a self-signed
+// certificate, and a Host header when no network is the default.
+func TestBannerSelfSignedNoDefaultNetwork(t *testing.T) {
+	needCurl(t)
+	cfg := servicetest.Config(t)
+	cfg.TLS.SelfSigned = true
+	cfg.Admin.Token = "banner-test-admin-token"
+	cfg.Networks = []config.Network{{Name: "dev", Hosts: []string{"dev.localhost"}, Upstreams: []config.Upstream{{URL: config.EmbeddedURL}}}}
+	svc := servicetest.Start(t, cfg)
+	out := banner(svc, func(sub string) string { return "nodegate keys " + sub })
+	try := bannerLine(t, out, "try:")
+	if !strings.Contains(try, "curl -sk") || !strings.Contains(try, "-H 'Host: dev.localhost'") {
+		t.Fatalf("try line %q", try)
+	}
+	if got := runShell(t, try); !strings.Contains(got, `"result":"0x`) {
+		t.Fatalf("try line answered %s", got)
+	}
+	if !strings.Contains(out, "network:   dev, chain id 1337") {
+		t.Fatalf("no chain id line:\n%s", out)
+	}
+	// Every admin URL the banner prints answers (with the token), none 404s.
+	admin := bannerLine(t, out, "admin:")
+	base := "http://" + svc.AdminAddr()
+	for _, path := range []string{"/admin/keys", "/admin/upstreams", "/metrics"} {
+		if !strings.Contains(admin, path) {
+			t.Fatalf("admin line %q lacks %s", admin, path)
+		}
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+cfg.Admin.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+	}
+}
+
+func waitKey(t *testing.T, svc *service.Service, key string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok := svc.Keys.Lookup(key); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new key did not reach the server")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// buildBinary builds this command into the test's temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "nodegate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func needCurl(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("curl is missing (CI is set)")
+		}
+		t.Skip("needs curl")
+	}
+}

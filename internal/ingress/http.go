@@ -40,11 +40,11 @@ type Server struct {
 func (s *Server) OpenRequests() int64 { return s.answering.Load() }
 
 // Metering is the rate limits' hook (internal/ratelimit.Meter): Admit is
-// called once per request with the parsed calls, before any is
-// dispatched; Record after they are answered, with the number of batch
+// called once per request with the parsed calls and the number of batch
+// entries that were not valid requests, before any call is dispatched; Record after they are answered, with the number of batch
 // entries that were not valid requests.
 type Metering interface {
-	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error
+	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error
 	Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int)
 	// ChargeNotification spends a subscription notification's credits;
 	// false means the daily credits are spent and the connection closes

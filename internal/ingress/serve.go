@@ -43,7 +43,7 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		at = append(at, i)
 	}
 	if s.Metering != nil {
-		if refused := s.Metering.Admit(ctx, key, network, calls); refused != nil {
+		if refused := s.Metering.Admit(ctx, key, network, calls, len(msgs)-len(calls)); refused != nil {
 			w.whole(refused)
 			return
 		}

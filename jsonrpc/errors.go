@@ -15,8 +15,12 @@ const (
 	CodeInvalidParams  = -32602
 	CodeInternal       = -32603
 	CodeLimitExceeded  = -32005
-	CodeUnauthorized   = -32002
-	CodeReverted       = 3
+	// CodeResponseTooLarge is go-ethereum's code for the calls of a batch
+	// left unanswered once its answers passed the response size limit
+	// (go-ethereum keeps it unexported, in rpc/errors.go).
+	CodeResponseTooLarge = -32003
+	CodeUnauthorized     = -32002
+	CodeReverted         = 3
 )
 
 // Error is a JSON-RPC error object. Errors made by nodegate carry Code,
@@ -92,6 +96,10 @@ func ErrUpstreamUnavailable() *Error {
 }
 
 func ErrInternal(msg string) *Error { return NewError(CodeInternal, msg) }
+
+// ErrResponseTooLarge answers a call whose answer would take the request
+// past its answer budget, with go-ethereum's code and words.
+func ErrResponseTooLarge() *Error { return NewError(CodeResponseTooLarge, "response too large") }
 
 // ErrUnauthorized is the 401 answer for a missing or unknown key.
 func ErrUnauthorized(msg string) *Error {

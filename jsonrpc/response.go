@@ -33,6 +33,28 @@ func AppendResponse(buf []byte, id json.RawMessage, r *Response) []byte {
 	return append(buf, '}')
 }
 
+// AppendResultHead appends the start of a result envelope for id, up to
+// and including `"result":`: the result's bytes and a closing '}' follow.
+// It lets a large result be written out without being copied.
+func AppendResultHead(buf []byte, id json.RawMessage) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	return append(buf, `,"result":`...)
+}
+
+// Size is the bytes an answer counts against a request's answer budget:
+// its result's, or its error object's, as go-ethereum counts a batch's
+// answers (the envelope and id are not counted).
+func (r *Response) Size() int64 {
+	if r.Err == nil {
+		return int64(len(r.Result))
+	}
+	if r.Err.Raw != nil {
+		return int64(len(r.Err.Raw))
+	}
+	return int64(len(`{"code":-00000,"message":""}`) + len(r.Err.Message) + len(r.Err.Data))
+}
+
 // AppendRequest appends a request envelope with a numeric id to buf.
 func AppendRequest(buf []byte, id uint64, method string, params json.RawMessage) []byte {
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)

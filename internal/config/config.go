@@ -64,6 +64,12 @@ type Plan struct {
 	DailyCredits int64 `yaml:"daily_credits"`
 	// Failover allows partner failover forwarding.
 	Failover bool `yaml:"failover"`
+	// MaxResponseBytes is one request's answer budget; 0 means 25,000,000.
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
+	// MaxInFlight bounds a key's calls in flight; 0 means unlimited.
+	MaxInFlight int `yaml:"max_in_flight"`
+	// CallTimeout bounds one eth_call/eth_estimateGas; 0 means 5s.
+	CallTimeout time.Duration `yaml:"call_timeout"`
 }
 
 // Admin configures the admin HTTP listener.
@@ -79,6 +85,9 @@ type Admin struct {
 type Limits struct {
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	MaxBatch     int   `yaml:"max_batch"`
+	// WriteTimeout is how long writing one piece of an answer may wait
+	// for a client that does not read (0 means 30s).
+	WriteTimeout time.Duration `yaml:"write_timeout"`
 	// MethodLimits and Plans: see limits.go.
 	MethodLimits `yaml:",inline"`
 	Plans        PlanLimits `yaml:"plans"`

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPlansFromYAML(t *testing.T) {
@@ -29,6 +30,31 @@ func TestPlansFromYAML(t *testing.T) {
 	}
 }
 
+// TestPlanConsumptionFields: the fields that bound what a request
+// consumes reach keys.Plan, with their defaults where 0.
+func TestPlanConsumptionFields(t *testing.T) {
+	cfg := Defaults()
+	raw := []byte("plans:\n  team:\n    max_response_bytes: 1000\n    max_in_flight: 3\n    call_timeout: 250ms\n")
+	if err := Decode(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	plans := cfg.KeyPlans()
+	team := plans["team"]
+	if team.AnswerBudget() != 1000 || team.MaxInFlight != 3 || team.ExecutionTimeout() != 250*time.Millisecond {
+		t.Fatalf("team = %+v", team)
+	}
+	core := plans["core"]
+	if core.AnswerBudget() != 25_000_000 || core.MaxInFlight != 4 || core.ExecutionTimeout() != time.Second {
+		t.Fatalf("default core = %+v (budget %d)", core, core.AnswerBudget())
+	}
+	if e := plans["enterprise"]; e.AnswerBudget() != 25_000_000 || e.MaxInFlight != 0 || e.ExecutionTimeout() != 5*time.Second {
+		t.Fatalf("default enterprise = %+v", e)
+	}
+}
+
 func TestValidateKeysFields(t *testing.T) {
 	cases := []struct {
 		name string
@@ -42,6 +68,10 @@ func TestValidateKeysFields(t *testing.T) {
 		{"bad admin listen", func(c *Config) { c.Admin.Listen = "nope" }, "admin.listen"},
 		{"short token", func(c *Config) { c.Admin.Token = "short" }, "admin.token"},
 		{"zero refresh", func(c *Config) { c.KeyRefresh = 0 }, "key_refresh"},
+		{"negative answer budget", func(c *Config) { c.Plans["x"] = Plan{MaxResponseBytes: -1} }, "plans.x.max_response_bytes"},
+		{"negative calls in flight", func(c *Config) { c.Plans["x"] = Plan{MaxInFlight: -1} }, "plans.x.max_in_flight"},
+		{"negative call timeout", func(c *Config) { c.Plans["x"] = Plan{CallTimeout: -1} }, "plans.x.call_timeout"},
+		{"negative write timeout", func(c *Config) { c.Limits.WriteTimeout = -1 }, "limits.write_timeout"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -78,6 +78,9 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 			bad("database_url", "want a postgres://user@host:port/db URL")
 		}
 	}
+	if c.Limits.WriteTimeout < 0 {
+		bad("limits.write_timeout", "must not be negative (0 means 30s), got %s", c.Limits.WriteTimeout)
+	}
 	if c.KeyRefresh <= 0 {
 		bad("key_refresh", "must be positive, got %s", c.KeyRefresh)
 	}
@@ -93,6 +96,15 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 		}
 		if p.DailyCredits < 0 {
 			bad("plans."+name+".daily_credits", "must not be negative")
+		}
+		if p.MaxResponseBytes < 0 {
+			bad("plans."+name+".max_response_bytes", "must not be negative (0 means 25000000)")
+		}
+		if p.MaxInFlight < 0 {
+			bad("plans."+name+".max_in_flight", "must not be negative (0 means unlimited)")
+		}
+		if p.CallTimeout < 0 {
+			bad("plans."+name+".call_timeout", "must not be negative (0 means 5s)")
 		}
 	}
 	if c.Admin.Listen != "" {

@@ -9,7 +9,20 @@ import (
 
 // Do sends a raw JSON-RPC body (one request or a batch) to the node in
 // process and returns the raw response body. No TCP, no re-encoding.
+//
+// At most Config.MaxConcurrent bodies are served at once: the node runs
+// on this process's CPUs and memory, and more at once would only share
+// them thinner (an eth_getLogs of a block of large logs takes about five
+// times its answer's size while it runs). A body waits for its turn
+// within ctx; ctx's end also stops a running eth_call or eth_estimateGas
+// (go-ethereum cancels the EVM).
 func (n *Node) Do(ctx context.Context, body []byte) ([]byte, error) {
+	select {
+	case n.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the embedded node: %w", ctx.Err())
+	}
+	defer func() { <-n.slots }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("build in-process request: %w", err)

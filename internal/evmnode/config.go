@@ -1,6 +1,9 @@
 package evmnode
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // Config selects what the embedded node runs.
 type Config struct {
@@ -20,7 +23,14 @@ type Config struct {
 	// HTTPAddr, when set, also serves plain JSON-RPC over HTTP and
 	// WebSocket on this address (host:port), as `nodegate node` does.
 	HTTPAddr string
+	// MaxConcurrent bounds the calls Node.Do serves at once; 0 means
+	// DefaultMaxConcurrent.
+	MaxConcurrent int
 }
+
+// DefaultMaxConcurrent is Node.Do's bound: twice the CPUs Go uses, and at
+// least four.
+func DefaultMaxConcurrent() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // GasCapFactor is SPEC.md's cap: 10 times (1000 percent) the block gas limit.
 const GasCapFactor = 10

@@ -32,6 +32,7 @@ type Node struct {
 	accounts []Account
 	chainID  uint64
 	gasCap   uint64
+	slots    chan struct{} // see Do
 }
 
 // modules are the namespaces served over the node's own HTTP/WS listener.
@@ -41,6 +42,10 @@ var modules = []string{"eth", "net", "web3", "txpool", "debug"}
 // returns once the node can answer every query (transaction index done).
 func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent()
+	}
+	n.slots = make(chan struct{}, cfg.MaxConcurrent)
 	genesis, err := n.genesis(cfg)
 	if err != nil {
 		return nil, err

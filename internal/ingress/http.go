@@ -3,12 +3,14 @@ package ingress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
@@ -30,14 +32,19 @@ type Server struct {
 	Metering Metering
 	ready    atomic.Bool
 	ws       wsRegistry
+	// answering counts the HTTP requests being served (see OpenRequests).
+	answering atomic.Int64
 }
 
+// OpenRequests is how many HTTP JSON-RPC requests are being answered.
+func (s *Server) OpenRequests() int64 { return s.answering.Load() }
+
 // Metering is the rate limits' hook (internal/ratelimit.Meter): Admit is
-// called once per request with the parsed calls, before any is
-// dispatched; Record after they are answered, with the number of batch
+// called once per request with the parsed calls and the number of batch
+// entries that were not valid requests, before any call is dispatched; Record after they are answered, with the number of batch
 // entries that were not valid requests.
 type Metering interface {
-	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error
+	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error
 	Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int)
 	// ChargeNotification spends a subscription notification's credits;
 	// false means the daily credits are spent and the connection closes
@@ -107,25 +114,107 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, bodyError(err, s.Limits.MaxBodyBytes))
 		return
 	}
+	s.answering.Add(1)
+	defer s.answering.Add(-1)
 	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
 	out := outPool.Get().(*[]byte)
 	defer recycle(&outPool, out)
-	buf, lead, forwardedTo := s.serveBody(r.Context(), (*out)[:0], body, network, key, info, nil)
-	*out = buf
-	if forwardedTo != "" {
-		w.Header().Set(ForwardedHeader, forwardedTo)
+	aw := &answerWriter{buf: (*out)[:0], sendAt: streamAt}
+	stream := &httpStream{w: w, rc: http.NewResponseController(w), timeout: s.Limits.WriteTimeout, aw: aw}
+	aw.send = stream.send
+	s.serveTo(r.Context(), aw, body, network, key, info, nil)
+	*out = aw.buf
+	if aw.sent {
+		stream.finish()
+		return
 	}
-	status := http.StatusOK
-	if lead != nil {
-		status = lead.HTTPStatus()
+	if aw.forwardedTo != "" {
+		h.Set(ForwardedHeader, aw.forwardedTo)
+	}
+	stream.header()
+	h["Content-Length"] = []string{strconv.Itoa(len(aw.buf))}
+	w.WriteHeader(stream.status())
+	_, _ = w.Write(aw.buf)
+}
+
+// streamAt is how much of an answer is held before it is streamed: an
+// answer smaller than this goes out whole, with a Content-Length; a larger
+// one is sent in pieces as its calls finish (chunked).
+const streamAt = 64 << 10
+
+// writePiece bounds one write, so that its deadline measures a client's
+// progress rather than the size of the answer.
+const writePiece = 256 << 10
+
+// httpStream sends an answer that is larger than streamAt as it is made.
+// Every write has its own deadline (Limits.WriteTimeout): a client that
+// does not read is disconnected instead of pinning the answer.
+type httpStream struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	aw      *answerWriter
+	started bool
+}
+
+// status is the answer's HTTP status: its lead error's, or 200.
+func (st *httpStream) status() int {
+	if st.aw.lead != nil {
+		return st.aw.lead.HTTPStatus()
+	}
+	return http.StatusOK
+}
+
+// header sets the headers that come from the lead error and the type.
+func (st *httpStream) header() {
+	h := st.w.Header()
+	if lead := st.aw.lead; lead != nil {
 		for k, v := range lead.Header {
-			w.Header()[k] = v
+			h[k] = v
 		}
 	}
-	w.Header()["Content-Type"] = jsonType
-	w.Header()["Content-Length"] = []string{strconv.Itoa(len(buf))} // large answers go out unchunked
-	w.WriteHeader(status)
-	_, _ = w.Write(buf)
+	h["Content-Type"] = jsonType
+}
+
+func (st *httpStream) send(b []byte) error {
+	if !st.started {
+		st.started = true
+		st.header()
+		// The partner that answered is known only at the end.
+		st.w.Header()["Trailer"] = []string{ForwardedHeader}
+		st.w.WriteHeader(st.status())
+	}
+	for len(b) > 0 {
+		n := min(len(b), writePiece)
+		if err := st.rc.SetWriteDeadline(time.Now().Add(st.timeout)); err != nil {
+			return fmt.Errorf("set write deadline: %w", err)
+		}
+		if _, err := st.w.Write(b[:n]); err != nil {
+			return fmt.Errorf("write answer: %w", err)
+		}
+		b = b[n:]
+	}
+	if err := st.rc.Flush(); err != nil {
+		return fmt.Errorf("flush answer: %w", err)
+	}
+	return nil
+}
+
+// finish sends the rest of a streamed answer and its trailer, and lifts
+// the deadline for the connection's next request.
+func (st *httpStream) finish() {
+	st.aw.flush()
+	if st.aw.err != nil {
+		return
+	}
+	if st.aw.forwardedTo != "" {
+		st.w.Header().Set(ForwardedHeader, st.aw.forwardedTo)
+	}
+	if err := st.rc.SetWriteDeadline(time.Now().Add(st.timeout)); err != nil {
+		return
+	}
+	_ = st.rc.Flush()
+	_ = st.rc.SetWriteDeadline(time.Time{})
 }
 
 // maxPooledBuf bounds the buffers kept for reuse: a rare 5 MB body or a

@@ -22,6 +22,7 @@ var gw *service.Service
 
 func TestMain(m *testing.M) {
 	runAsClient()
+	runAsLogsClient()
 	dir, err := os.MkdirTemp("", "nodegate-ingress")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -8,19 +8,31 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// serveBody is the one path from request bytes to answer bytes, shared by
-// HTTP and WebSocket so that no rule exists on one transport only: parse
-// (one call or a batch), run the calls through the pipeline, and append the
-// answers (ids echoed as sent) to out. lead is the error that answers the
-// whole body, when there is one (the HTTP status and headers come from it).
-// forwardedTo names the partner that answered a call, when failover did.
+// serveBody answers body whole into out: what a WebSocket message needs.
+// lead is the error that answers the whole body, when there is one (the
+// HTTP status and headers come from it); forwardedTo names the partner
+// that answered a call, when failover did.
 func (s *Server) serveBody(ctx context.Context, out, body []byte, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo, sess pipeline.Session) (_ []byte, lead *jsonrpc.Error, forwardedTo string) {
+	w := &answerWriter{buf: out}
+	s.serveTo(ctx, w, body, network, key, info, sess)
+	return w.buf, w.lead, w.forwardedTo
+}
+
+// serveTo is the one path from request bytes to answer bytes, shared by
+// HTTP and WebSocket so that no rule exists on one transport only: parse
+// (one call or a batch), admit, run the calls through the pipeline, and
+// write the answers (ids echoed as sent) to w, each as soon as it and
+// those before it are done. w.lead is set before the first byte that
+// depends on it; w.forwardedTo once every call is answered.
+func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo, sess pipeline.Session) {
 	msgs, batch, perr := jsonrpc.Parse(body, s.Limits.MaxBatch)
 	if perr != nil {
-		return jsonrpc.AppendResponse(out, jsonrpc.NullID(), jsonrpc.ErrorResponse(perr)), perr, ""
+		w.whole(perr)
+		return
 	}
 	calls := make([]*pipeline.Call, 0, len(msgs))
 	callsStore := make([]pipeline.Call, len(msgs))
+	at := make([]int, 0, len(msgs)) // at[i] is the entry of msgs that calls[i] is
 	for i := range msgs {
 		if msgs[i].Err != nil {
 			continue
@@ -28,44 +40,65 @@ func (s *Server) serveBody(ctx context.Context, out, body []byte, network *pipel
 		c := &callsStore[i]
 		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info, Session: sess}
 		calls = append(calls, c)
+		at = append(at, i)
 	}
 	if s.Metering != nil {
-		if refused := s.Metering.Admit(ctx, key, network, calls); refused != nil {
-			return jsonrpc.AppendResponse(out, jsonrpc.NullID(), jsonrpc.ErrorResponse(refused)), refused, ""
+		if refused := s.Metering.Admit(ctx, key, network, calls, len(msgs)-len(calls)); refused != nil {
+			w.whole(refused)
+			return
 		}
 	}
-	answers := s.Pipeline.ServeBatch(ctx, calls)
+	// answers keeps what the usage records need: on a batch, the error
+	// alone, so that no result outlives its writing.
+	answers := make([]*jsonrpc.Response, len(calls))
+	if batch {
+		w.write([]byte{'['})
+	}
+	next := 0 // the next entry of msgs to write
+	writeInvalid := func(upTo int) {
+		for ; next < upTo; next++ {
+			w.separate(next)
+			w.answer(msgs[next].Req.ID, jsonrpc.ErrorResponse(msgs[next].Err))
+		}
+	}
+	emit := func(i int, r *jsonrpc.Response) error {
+		writeInvalid(at[i])
+		if !batch {
+			w.lead = r.Err
+			answers[i] = r
+		} else {
+			answers[i] = &jsonrpc.Response{Err: r.Err}
+		}
+		w.separate(at[i])
+		w.answer(msgs[at[i]].Req.ID, r)
+		next = at[i] + 1
+		return w.err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key)}, emit)
+	cancel()
+	if w.err == nil {
+		writeInvalid(len(msgs))
+		if batch {
+			w.write([]byte{']'})
+		}
+	}
 	if s.Metering != nil {
 		s.Metering.Record(key, network, calls, answers, len(msgs)-len(calls))
 	}
 	for _, c := range calls {
 		if c.ForwardedTo != "" {
-			forwardedTo = c.ForwardedTo
+			w.forwardedTo = c.ForwardedTo
 			break
 		}
 	}
-	if batch {
-		out = append(out, '[')
+}
+
+// answerBudget is the request's answer budget: its key's plan's, or
+// go-ethereum's default for a request without a key.
+func answerBudget(key *keys.Key) int64 {
+	if key == nil {
+		return keys.DefaultMaxResponseBytes
 	}
-	next := 0
-	for i := range msgs {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		var resp *jsonrpc.Response
-		if msgs[i].Err != nil {
-			resp = jsonrpc.ErrorResponse(msgs[i].Err)
-		} else {
-			resp = answers[next]
-			next++
-		}
-		if !batch {
-			lead = resp.Err
-		}
-		out = jsonrpc.AppendResponse(out, msgs[i].Req.ID, resp)
-	}
-	if batch {
-		out = append(out, ']')
-	}
-	return out, lead, forwardedTo
+	return key.Plan.AnswerBudget()
 }

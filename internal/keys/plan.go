@@ -1,5 +1,7 @@
 package keys
 
+import "time"
+
 // Plan is what a key's plan grants. Plans are defined in the configuration
 // (plans:); these are their resolved values.
 type Plan struct {
@@ -11,6 +13,41 @@ type Plan struct {
 	// Failover allows forwarding eligible methods to a partner provider
 	// (SPEC.md: upper-tier plans only).
 	Failover bool `json:"failover"`
+	// MaxResponseBytes is one request's answer budget (0: the default,
+	// DefaultMaxResponseBytes); see AnswerBudget.
+	MaxResponseBytes int64 `json:"max_response_bytes"`
+	// MaxInFlight bounds the calls a key has in flight at once on one
+	// nodegate process, HTTP and WebSocket together; 0 means unlimited.
+	MaxInFlight int `json:"max_in_flight"`
+	// CallTimeout bounds one eth_call or eth_estimateGas (0: the default,
+	// DefaultCallTimeout); see ExecutionTimeout.
+	CallTimeout time.Duration `json:"call_timeout"`
+}
+
+// DefaultMaxResponseBytes is the answer budget of a plan that sets none:
+// go-ethereum's batch response limit (node.DefaultConfig's
+// BatchResponseMaxSize, 25,000,000 bytes).
+const DefaultMaxResponseBytes = 25_000_000
+
+// DefaultCallTimeout is the execution limit of a plan that sets none:
+// go-ethereum's own limit on eth_call (its RPCEVMTimeout default).
+const DefaultCallTimeout = 5 * time.Second
+
+// AnswerBudget is the plan's per-request answer budget in bytes.
+func (p Plan) AnswerBudget() int64 {
+	if p.MaxResponseBytes > 0 {
+		return p.MaxResponseBytes
+	}
+	return DefaultMaxResponseBytes
+}
+
+// ExecutionTimeout is how long one eth_call or eth_estimateGas of the
+// plan may run.
+func (p Plan) ExecutionTimeout() time.Duration {
+	if p.CallTimeout > 0 {
+		return p.CallTimeout
+	}
+	return DefaultCallTimeout
 }
 
 // The default plan names (DESIGN.md, Vocabulary).
@@ -26,9 +63,9 @@ const (
 // and the top, custom tier, which is unlimited until configured.
 func DefaultPlans() map[string]Plan {
 	return map[string]Plan{
-		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000},
-		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000},
-		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true},
+		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second},
+		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second},
+		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64},
 		PlanEnterprise: {Name: PlanEnterprise, Failover: true},
 	}
 }

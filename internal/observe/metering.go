@@ -26,8 +26,8 @@ type metering struct {
 	o *Observer
 }
 
-func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error {
-	refused := m.Metering.Admit(ctx, key, n, calls)
+func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error {
+	refused := m.Metering.Admit(ctx, key, n, calls, invalid)
 	if req := requestFrom(ctx); req != nil {
 		req.metered.Store(true)
 	}

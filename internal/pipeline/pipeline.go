@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"sync"
 
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -46,32 +45,4 @@ func Build(opts Options) *Pipeline {
 // Serve answers one call.
 func (p *Pipeline) Serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	return p.handler(ctx, c)
-}
-
-// ServeBatch answers every call of a batch, concurrently, and returns the
-// answers in the calls' order.
-func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call) []*jsonrpc.Response {
-	out := make([]*jsonrpc.Response, len(calls))
-	if len(calls) == 1 {
-		out[0] = p.handler(ctx, calls[0])
-		return out
-	}
-	workers := min(p.batchParallelism, len(calls))
-	var (
-		wg   sync.WaitGroup
-		next = make(chan int, len(calls))
-	)
-	for i := range calls {
-		next <- i
-	}
-	close(next)
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				out[i] = p.handler(ctx, calls[i])
-			}
-		})
-	}
-	wg.Wait()
-	return out
 }

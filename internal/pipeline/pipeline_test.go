@@ -67,7 +67,7 @@ func TestServeBatchInOrder(t *testing.T) {
 			calls[i] = mkCall(n, strconv.Itoa(i), "admin_peers", "[]")
 		}
 	}
-	answers := p.ServeBatch(context.Background(), calls)
+	answers := serveAll(t, p, calls, pipeline.BatchLimits{})
 	if len(answers) != len(calls) {
 		t.Fatalf("%d answers for %d calls", len(answers), len(calls))
 	}
@@ -115,7 +115,7 @@ func TestServeBatchConcurrency(t *testing.T) {
 		calls[i] = mkCall(n, strconv.Itoa(i), "eth_chainId", "[]")
 	}
 	done := make(chan []*jsonrpc.Response)
-	go func() { done <- p.ServeBatch(context.Background(), calls) }()
+	go func() { done <- serveAll(t, p, calls, pipeline.BatchLimits{}) }()
 	deadline := time.After(5 * time.Second)
 	for inFlight.Load() < 4 {
 		select {
@@ -191,7 +191,7 @@ func TestUpstreamFailures(t *testing.T) {
 		mkCall(n, "3", "eth_x", `["error"]`),
 		mkCall(n, "4", "eth_x", `["garbage"]`),
 	}
-	answers := p.ServeBatch(context.Background(), calls)
+	answers := serveAll(t, p, calls, pipeline.BatchLimits{})
 	want := []int{jsonrpc.CodeInternal, 0, jsonrpc.CodeInternal, jsonrpc.CodeInternal}
 	for i, a := range answers {
 		code := 0

@@ -65,7 +65,7 @@ func BenchmarkMeter(b *testing.B) {
 				calls := []*pipeline.Call{{Req: jsonrpc.Request{Method: "eth_chainId"}, Network: n}}
 				answers := []*jsonrpc.Response{ok}
 				for pb.Next() {
-					if e := m.Admit(context.Background(), key, n, calls); e != nil {
+					if e := m.Admit(context.Background(), key, n, calls, 0); e != nil {
 						b.Fatal(e)
 					}
 					m.Record(key, n, calls, answers, 0)

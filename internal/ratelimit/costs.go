@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"sync"
+
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 )
@@ -9,6 +11,7 @@ import (
 // first, then the method table's cost, then methods.DefaultCredits.
 type Costs struct {
 	configured map[string]int64
+	cheapest   sync.Map // *methods.Table → int64
 }
 
 // NewCosts uses the configured costs (method → credits) over the defaults.
@@ -47,4 +50,35 @@ func (c *Costs) Notification() int64 {
 		return v
 	}
 	return DefaultNotificationCredits
+}
+
+// Cheapest is what the cheapest method of network n costs, and at least
+// one credit: the price of a batch entry that is not a valid request, so
+// that a body of junk entries is rate limited like as many calls.
+func (c *Costs) Cheapest(n *pipeline.Network) int64 {
+	var table *methods.Table
+	if n != nil {
+		table = n.Methods
+	}
+	if v, ok := c.cheapest.Load(table); ok {
+		return v.(int64)
+	}
+	low := int64(methods.DefaultCredits)
+	consider := func(method string, credits int64) {
+		if v, ok := c.configured[method]; ok && method != "" {
+			credits = v
+		}
+		low = min(low, credits)
+	}
+	if table != nil {
+		table.EachCost(func(method string, credits int) { consider(method, int64(credits)) })
+	}
+	for method, v := range c.configured {
+		if method != NotificationMethod {
+			consider(method, v)
+		}
+	}
+	low = max(low, 1)
+	c.cheapest.Store(table, low)
+	return low
 }

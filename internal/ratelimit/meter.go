@@ -47,14 +47,17 @@ const (
 	msgDaily = "daily request count exceeded, request rate limited"
 )
 
-// Admit prices calls (setting each call's Credits) and spends the sum for
-// key. A refusal is the whole request's answer (HTTP 429, id null).
-func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call) *jsonrpc.Error {
+// Admit prices calls (setting each call's Credits) and the request's
+// invalid entries (the cheapest method's credits each: a request of junk
+// is not free), and spends the sum for key. A refusal is the whole
+// request's answer (HTTP 429, id null).
+func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error {
 	var total int64
 	for _, c := range calls {
 		c.Credits = m.Costs.Of(n, c.Req.Method)
 		total += c.Credits
 	}
+	total += int64(invalid) * m.Costs.Cheapest(n)
 	if key == nil || total == 0 {
 		return nil
 	}
@@ -75,6 +78,9 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 		day := m.today()
 		for _, c := range calls {
 			m.Usage.Add(day, key.ID, n.Name, usageMethod(c, nil), 0, keys.UsageErrors{RateLimited: 1})
+		}
+		for range invalid {
+			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, keys.UsageErrors{RateLimited: 1})
 		}
 	}
 	return refusal(d, lim)
@@ -113,8 +119,11 @@ func (m *Meter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Cal
 		}
 		m.Usage.Add(day, key.ID, n.Name, usageMethod(c, resp), c.Credits, errorKind(resp))
 	}
-	for range invalid {
-		m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, keys.UsageErrors{Invalid: 1})
+	if invalid > 0 {
+		cheapest := m.Costs.Cheapest(n)
+		for range invalid {
+			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, cheapest, keys.UsageErrors{Invalid: 1})
+		}
 	}
 }
 

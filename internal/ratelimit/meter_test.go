@@ -61,13 +61,13 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	m := &Meter{Limiter: lim, Costs: NewCosts(nil)}
 	k := keyOn(t, 100, 0)
 	batch := calls(n, "eth_call", "eth_chainId", "eth_chainId") // 90 credits
-	if e := m.Admit(context.Background(), k, n, batch); e != nil {
+	if e := m.Admit(context.Background(), k, n, batch, 0); e != nil {
 		t.Fatalf("first batch refused: %v", e)
 	}
 	if batch[0].Credits != 80 || batch[1].Credits != 5 {
 		t.Fatalf("credits not set on calls: %d %d", batch[0].Credits, batch[1].Credits)
 	}
-	e := m.Admit(context.Background(), k, n, calls(n, "eth_call"))
+	e := m.Admit(context.Background(), k, n, calls(n, "eth_call"), 0)
 	if e == nil {
 		t.Fatal("over the rate: admitted")
 	}
@@ -86,10 +86,10 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	daily := keyOn(t, 0, 100)
 	lim2, _ := New(Options{}) // the same config key: a fresh budget
 	m2 := &Meter{Limiter: lim2, Costs: NewCosts(nil)}
-	if e := m2.Admit(context.Background(), daily, n, calls(n, "eth_call")); e != nil {
+	if e := m2.Admit(context.Background(), daily, n, calls(n, "eth_call"), 0); e != nil {
 		t.Fatal(e)
 	}
-	e = m2.Admit(context.Background(), daily, n, calls(n, "eth_call"))
+	e = m2.Admit(context.Background(), daily, n, calls(n, "eth_call"), 0)
 	if e == nil || e.Status != 429 || e.Message != "daily request count exceeded, request rate limited" || e.Header.Get("Retry-After") == "" {
 		t.Fatalf("daily refusal = %+v", e)
 	}
@@ -125,7 +125,7 @@ func TestUsageCountsAndSurvivesFailedFlush(t *testing.T) {
 	m := &Meter{Limiter: lim, Costs: NewCosts(nil), Usage: u, now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }}
 	k := keyOn(t, 0, 0)
 	cs := calls(n, "eth_call", "eth_call", "eth_nope", "eth_getLogs")
-	if e := m.Admit(ctx, k, n, cs); e != nil {
+	if e := m.Admit(ctx, k, n, cs, 0); e != nil {
 		t.Fatal(e)
 	}
 	answers := []*jsonrpc.Response{
@@ -154,7 +154,7 @@ func TestUsageCountsAndSurvivesFailedFlush(t *testing.T) {
 		"eth_call":    {Requests: 3, Credits: 240, Errors: keys.UsageErrors{Node: 1}},
 		"eth_getLogs": {Requests: 1, Credits: 255, Errors: keys.UsageErrors{Limit: 1}},
 		MethodUnknown: {Requests: 1, Credits: 80, Errors: keys.UsageErrors{Invalid: 1}},
-		MethodInvalid: {Requests: 1, Credits: 0, Errors: keys.UsageErrors{Invalid: 1}},
+		MethodInvalid: {Requests: 1, Credits: 5, Errors: keys.UsageErrors{Invalid: 1}}, // the cheapest method's credits
 	}
 	if len(got) != len(want) {
 		t.Fatalf("rows %+v", rows)

@@ -57,7 +57,7 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 	}
 	ing := &ingress.Server{
 		Keys: s.Keys, Router: r, Pipeline: p, Metering: s.observer.Metering(s.metering()),
-		Limits:    ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch},
+		Limits:    ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch, WriteTimeout: s.Config.Limits.WriteTimeout},
 		WebSocket: wsLimits(s.Config),
 	}
 	srv := &http.Server{

@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// BatchLimits bound what one request's calls may take.
+type BatchLimits struct {
+	// MaxAnswerBytes is the request's answer budget, counted as go-ethereum
+	// counts a batch's answers (jsonrpc.Response.Size). Once the answers
+	// handed out, in the calls' order, pass it, every later call answers
+	// -32003 response too large; an answer larger than the whole budget is
+	// itself replaced by -32003. 0 means no budget.
+	MaxAnswerBytes int64
+	// Parallelism lowers the pipeline's batch parallelism for this request
+	// (the calls its key may have in flight); 0 keeps the pipeline's.
+	Parallelism int
+}
+
+// Emit receives the answer of calls[i]. ServeBatch calls it in the calls'
+// order, one call at a time, as soon as that answer and every one before
+// it are known; the answer is the caller's to write out and forget. An
+// error (the client is gone) stops the batch: no call is started after
+// it, the calls in flight are cancelled, and nothing more is emitted.
+type Emit func(i int, r *jsonrpc.Response) error
+
+// initialWindow is how many calls of a budgeted batch run before any of
+// their answers' sizes is known: a batch of calls that each answer
+// megabytes must not start sixteen of them at once.
+const initialWindow = 2
+
+// ServeBatch answers calls, concurrently, and hands each answer to emit in
+// the calls' order. A call is started only while the calls started and
+// not yet emitted fit the window: with a budget it begins at
+// initialWindow, doubles with each answer that finishes, and never exceeds
+// what the budget still left holds at the size of the largest answer seen
+// so far (at least one call, at most the parallelism). So a batch holds
+// only a few answers in memory, never all of them.
+func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call, lim BatchLimits, emit Emit) {
+	switch len(calls) {
+	case 0:
+		return
+	case 1:
+		r := p.handler(ctx, calls[0])
+		if lim.MaxAnswerBytes > 0 && r.Size() > lim.MaxAnswerBytes {
+			r = jsonrpc.ErrorResponse(jsonrpc.ErrResponseTooLarge())
+		}
+		_ = emit(0, r)
+		return
+	}
+	parallelism := p.batchParallelism
+	if lim.Parallelism > 0 {
+		parallelism = min(parallelism, lim.Parallelism)
+	}
+	b := &batchRun{p: p, calls: calls, lim: lim, emit: emit, parallelism: parallelism,
+		results: make(chan finished, len(calls)), cancels: make([]context.CancelFunc, len(calls)),
+		held: make([]*jsonrpc.Response, len(calls))}
+	b.window = parallelism
+	if lim.MaxAnswerBytes > 0 {
+		b.window = min(parallelism, initialWindow)
+	}
+	b.run(ctx)
+}
+
+// finished is one call's answer, as a worker hands it back.
+type finished struct {
+	i int
+	r *jsonrpc.Response
+}
+
+// batchRun is the state of one ServeBatch over several calls. Only the
+// goroutine in run touches it; workers only send on results.
+type batchRun struct {
+	p           *Pipeline
+	calls       []*Call
+	lim         BatchLimits
+	emit        Emit
+	parallelism int
+
+	results chan finished // buffered for every call: a worker never blocks
+	cancels []context.CancelFunc
+	held    []*jsonrpc.Response // finished answers waiting for those before them
+	wg      sync.WaitGroup
+
+	started, emitted, window int
+	used, largest            int64 // bytes emitted; largest answer finished
+	spent                    bool  // the budget is passed: later calls answer -32003
+}
+
+func (b *batchRun) run(ctx context.Context) {
+	defer b.wg.Wait()
+	defer b.cancelInFlight()
+	n := len(b.calls)
+	for b.emitted < n {
+		if b.spent {
+			b.cancelInFlight()
+			tooLarge := jsonrpc.ErrorResponse(jsonrpc.ErrResponseTooLarge())
+			for ; b.emitted < n; b.emitted++ {
+				if b.emit(b.emitted, tooLarge) != nil {
+					return
+				}
+			}
+			return
+		}
+		for b.started < n && b.started-b.emitted < b.window {
+			b.start(ctx, b.started)
+			b.started++
+		}
+		f := <-b.results
+		b.cancels[f.i]()
+		b.cancels[f.i] = nil
+		b.held[f.i] = f.r
+		b.largest = max(b.largest, f.r.Size())
+		if !b.emitReady() {
+			return
+		}
+		b.resize()
+	}
+}
+
+func (b *batchRun) start(ctx context.Context, i int) {
+	cctx, cancel := context.WithCancel(ctx)
+	b.cancels[i] = cancel
+	b.wg.Go(func() { b.results <- finished{i, b.p.handler(cctx, b.calls[i])} })
+}
+
+// emitReady hands out every answer that has all those before it; false
+// means emit failed and the batch stops.
+func (b *batchRun) emitReady() bool {
+	max := b.lim.MaxAnswerBytes
+	for b.emitted < len(b.calls) && !b.spent && b.held[b.emitted] != nil {
+		r := b.held[b.emitted]
+		b.held[b.emitted] = nil
+		size := r.Size()
+		if max > 0 && size > max {
+			r = jsonrpc.ErrorResponse(jsonrpc.ErrResponseTooLarge())
+		}
+		if b.emit(b.emitted, r) != nil {
+			return false
+		}
+		b.emitted++
+		b.used += size
+		b.spent = max > 0 && b.used > max
+	}
+	return true
+}
+
+// resize sets the window for the next starts (see ServeBatch).
+func (b *batchRun) resize() {
+	if b.lim.MaxAnswerBytes <= 0 {
+		return
+	}
+	fit := (b.lim.MaxAnswerBytes - b.used) / max(b.largest, 1)
+	target := int(min(max(fit, 1), int64(b.parallelism)))
+	b.window = min(target, 2*b.window)
+}
+
+// cancelInFlight cancels every call started and not yet finished.
+func (b *batchRun) cancelInFlight() {
+	for i, cancel := range b.cancels {
+		if cancel != nil {
+			cancel()
+			b.cancels[i] = nil
+		}
+	}
+}

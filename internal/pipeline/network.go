@@ -45,11 +45,12 @@ type GasLimiter interface {
 }
 
 // pool is the network's pool; a network given only an Upstream gets a
-// pool of that one upstream (no head tracking), made on first use.
+// pool of that one upstream (no head tracking, and no upstream batches: a
+// bare upstream may be a function of one request), made on first use.
 func (n *Network) pool() *upstream.Pool {
 	n.once.Do(func() {
 		if n.Pool == nil {
-			n.Pool = upstream.NewPool(n.Name, upstream.PoolConfig{}, upstream.MemberConfig{Upstream: n.Upstream})
+			n.Pool = upstream.NewPool(n.Name, upstream.PoolConfig{}, upstream.MemberConfig{Upstream: n.Upstream, BatchSize: 1})
 		}
 	})
 	return n.Pool

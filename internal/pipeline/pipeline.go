@@ -26,6 +26,7 @@ func Build(opts Options) *Pipeline {
 	for i := len(stages) - 1; i >= 0; i-- {
 		h = stages[i](h)
 	}
+	h = batchStage(h) // a batch's calls meet at the route (collect.go)
 	if opts.BatchParallelism <= 0 {
 		opts.BatchParallelism = 16
 	}
@@ -46,6 +47,7 @@ func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call) []*jsonrpc.Res
 		return out
 	}
 	workers := min(p.batchParallelism, len(calls))
+	ctx = withCollector(ctx, len(calls), workers)
 	var (
 		wg   sync.WaitGroup
 		next = make(chan int, len(calls))

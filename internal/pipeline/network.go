@@ -3,6 +3,7 @@ package pipeline
 import (
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/subs"
@@ -37,6 +38,8 @@ type Network struct {
 	Subs *subs.Hub
 
 	once sync.Once
+	// coalesce shares identical reads in flight at once (route.go).
+	coalesce coalesce.Group
 }
 
 // GasLimiter knows the gas limit of a network's head block; 0 when unknown.

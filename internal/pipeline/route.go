@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -19,7 +20,8 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }
 // what that batch did not answer is sent alone, here.
 func route(ctx context.Context, c *Call) *jsonrpc.Response {
 	var failed *upstream.Member
-	if t, _ := ctx.Value(tokenKey{}).(*token); t != nil {
+	t, _ := ctx.Value(tokenKey{}).(*token)
+	if t != nil {
 		var resp *jsonrpc.Response
 		if resp, failed = t.collect(c); resp != nil {
 			return resp
@@ -34,9 +36,17 @@ func route(ctx context.Context, c *Call) *jsonrpc.Response {
 		resp *jsonrpc.Response
 		err  error
 	)
-	if failed != nil {
+	switch {
+	case failed != nil:
 		resp, _, err = n.pool().ForwardAfterBatch(ctx, body, c.Rule.Idempotent, failed)
-	} else {
+	case coalescable(ctx, c, t):
+		var kb [256]byte
+		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())
+		resp, _, err = n.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
+			// The answer is shared: no caller's cancellation may cut it.
+			return n.pool().ForwardFrom(context.WithoutCancel(ctx), body, true)
+		})
+	default:
 		resp, err = n.pool().Forward(ctx, body, c.Rule.Idempotent)
 	}
 	if err == nil {
@@ -53,4 +63,17 @@ func route(ctx context.Context, c *Call) *jsonrpc.Response {
 		n.Metrics.Unavailable.WithLabelValues(n.Name, c.Req.Method).Inc()
 	}
 	return jsonrpc.ErrorResponse(jsonrpc.ErrUpstreamUnavailable())
+}
+
+// coalescable: identical reads in flight at once share one upstream call
+// (package coalesce) — single calls only (a batch's calls go upstream
+// together instead), and only on a context without a deadline of its own
+// (an eth_getLogs time limit belongs to its caller, not to the shared call).
+// Failover stays per caller: it depends on the caller's plan.
+func coalescable(ctx context.Context, c *Call, t *token) bool {
+	if t != nil || c.Rule == nil || !c.Rule.Idempotent {
+		return false
+	}
+	_, deadline := ctx.Deadline()
+	return !deadline
 }

@@ -65,6 +65,9 @@ type Upstream struct {
 	URL      string `yaml:"url"`
 	Weight   int    `yaml:"weight"`   // share among equals; default 1
 	Priority int    `yaml:"priority"` // lower first; higher tiers serve only when lower ones cannot
+	// BatchSize is how many calls of a client batch go to this upstream in
+	// one upstream batch: 0 means 100, 1 sends every call alone.
+	BatchSize int `yaml:"batch_size"`
 }
 
 // Partner is another provider's endpoint, used only for failover.
@@ -171,6 +174,9 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 		}
 		if u.Weight < 0 {
 			bad(p+".weight", "must not be negative")
+		}
+		if u.BatchSize < 0 || u.BatchSize > 10000 {
+			bad(p+".batch_size", "want 0 (default 100) to 10000, got %d", u.BatchSize)
 		}
 	}
 	if embedded > 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -29,7 +30,8 @@ type Emit func(i int, r *jsonrpc.Response) error
 
 // initialWindow is how many calls of a budgeted batch run before any of
 // their answers' sizes is known: a batch of calls that each answer
-// megabytes must not start sixteen of them at once.
+// megabytes must not start sixteen of them at once. Calls whose answers
+// the protocol keeps small (methods.BoundedAnswer) are not counted.
 const initialWindow = 2
 
 // ServeBatch answers calls, concurrently, and hands each answer to emit in
@@ -62,6 +64,7 @@ func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call, lim BatchLimit
 	if lim.MaxAnswerBytes > 0 {
 		b.window = min(parallelism, initialWindow)
 	}
+	ctx, b.col = newCollector(ctx, len(calls))
 	b.run(ctx)
 }
 
@@ -80,12 +83,14 @@ type batchRun struct {
 	emit        Emit
 	parallelism int
 
+	col     *collector    // the batch's calls meet at the route (collect.go)
 	results chan finished // buffered for every call: a worker never blocks
 	cancels []context.CancelFunc
 	held    []*jsonrpc.Response // finished answers waiting for those before them
 	wg      sync.WaitGroup
 
 	started, emitted, window int
+	unbounded                int   // started, not emitted, and not methods.BoundedAnswer
 	used, largest            int64 // bytes emitted; largest answer finished
 	spent                    bool  // the budget is passed: later calls answer -32003
 }
@@ -105,10 +110,11 @@ func (b *batchRun) run(ctx context.Context) {
 			}
 			return
 		}
-		for b.started < n && b.started-b.emitted < b.window {
+		for b.started < n && b.mayStart(b.started) {
 			b.start(ctx, b.started)
 			b.started++
 		}
+		b.col.wait()
 		f := <-b.results
 		b.cancels[f.i]()
 		b.cancels[f.i] = nil
@@ -121,7 +127,21 @@ func (b *batchRun) run(ctx context.Context) {
 	}
 }
 
+// mayStart reports whether call i fits the window: at most parallelism
+// calls started and not emitted, of which at most window are calls whose
+// answers' size the protocol does not bound.
+func (b *batchRun) mayStart(i int) bool {
+	if b.started-b.emitted >= b.parallelism {
+		return false
+	}
+	return methods.BoundedAnswer(b.calls[i].Req.Method) || b.unbounded < b.window
+}
+
 func (b *batchRun) start(ctx context.Context, i int) {
+	if !methods.BoundedAnswer(b.calls[i].Req.Method) {
+		b.unbounded++
+	}
+	b.col.launch()
 	cctx, cancel := context.WithCancel(ctx)
 	b.cancels[i] = cancel
 	b.wg.Go(func() { b.results <- finished{i, b.p.handler(cctx, b.calls[i])} })
@@ -140,6 +160,9 @@ func (b *batchRun) emitReady() bool {
 		}
 		if b.emit(b.emitted, r) != nil {
 			return false
+		}
+		if !methods.BoundedAnswer(b.calls[b.emitted].Req.Method) {
+			b.unbounded--
 		}
 		b.emitted++
 		b.used += size

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -44,10 +45,17 @@ func sized(size int, hits, peak *atomic.Int64) *pipeline.Network {
 	}, hits)
 }
 
+// calls are count calls of a method whose answer's size the protocol does
+// not bound (methods.BoundedAnswer), so the answer budget's window holds
+// them back.
 func calls(n *pipeline.Network, count int) []*pipeline.Call {
+	return callsOf(n, count, "eth_getBlockReceipts")
+}
+
+func callsOf(n *pipeline.Network, count int, method string) []*pipeline.Call {
 	out := make([]*pipeline.Call, count)
 	for i := range out {
-		out[i] = mkCall(n, strconv.Itoa(i), "eth_chainId", "[]")
+		out[i] = mkCall(n, strconv.Itoa(i), method, "[]")
 	}
 	return out
 }
@@ -106,6 +114,34 @@ func TestBatchWindow(t *testing.T) {
 	}
 	if hits.Load() > 4 {
 		t.Fatalf("the node ran %d calls of a batch spent after 3", hits.Load())
+	}
+}
+
+// TestBoundedAnswersSkipTheWindow: calls whose answers the protocol keeps
+// small start at once, up to the parallelism, even under a budget; the
+// window holds back only the others.
+func TestBoundedAnswersSkipTheWindow(t *testing.T) {
+	var hits, peak atomic.Int64
+	release := make(chan struct{})
+	var started atomic.Int64
+	n := network(func(ctx context.Context, _ []byte) ([]byte, error) {
+		cur := started.Add(1)
+		for old := peak.Load(); cur > old && !peak.CompareAndSwap(old, cur); old = peak.Load() {
+		}
+		if cur == 8 {
+			close(release)
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second): // only a guard against a hang: the peak decides
+		}
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`), nil
+	}, &hits)
+	p := pipeline.Build(pipeline.Options{BatchParallelism: 16})
+	serveAll(t, p, callsOf(n, 8, "eth_chainId"), pipeline.BatchLimits{MaxAnswerBytes: 25_000_000})
+	if peak.Load() != 8 {
+		t.Fatalf("%d bounded calls ran at once, want all 8", peak.Load())
 	}
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/subs"
@@ -37,6 +38,8 @@ type Network struct {
 	Subs *subs.Hub
 
 	once sync.Once
+	// coalesce shares identical reads in flight at once (route.go).
+	coalesce coalesce.Group
 }
 
 // GasLimiter knows the gas limit of a network's head block; 0 when unknown.
@@ -45,11 +48,12 @@ type GasLimiter interface {
 }
 
 // pool is the network's pool; a network given only an Upstream gets a
-// pool of that one upstream (no head tracking), made on first use.
+// pool of that one upstream (no head tracking, and no upstream batches: a
+// bare upstream may be a function of one request), made on first use.
 func (n *Network) pool() *upstream.Pool {
 	n.once.Do(func() {
 		if n.Pool == nil {
-			n.Pool = upstream.NewPool(n.Name, upstream.PoolConfig{}, upstream.MemberConfig{Upstream: n.Upstream})
+			n.Pool = upstream.NewPool(n.Name, upstream.PoolConfig{}, upstream.MemberConfig{Upstream: n.Upstream, BatchSize: 1})
 		}
 	})
 	return n.Pool

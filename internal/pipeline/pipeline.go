@@ -36,6 +36,7 @@ func Build(opts Options) *Pipeline {
 	if opts.Observer != nil {
 		h = opts.Observer.WrapCall(h)
 	}
+	h = batchStage(h) // a batch's calls meet at the route (collect.go)
 	if opts.BatchParallelism <= 0 {
 		opts.BatchParallelism = 16
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -15,14 +16,40 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }
 
 // route sends the call to the network's pool and returns its answer as raw
 // bytes; when the pool cannot answer, an eligible call of a plan that
-// allows it goes to a partner.
+// allows it goes to a partner. A call of a client batch first waits for the
+// batch's other calls and goes with them as an upstream batch (collect.go);
+// what that batch did not answer is sent alone, here.
 func route(ctx context.Context, c *Call) *jsonrpc.Response {
+	var failed *upstream.Member
+	t, _ := ctx.Value(tokenKey{}).(*token)
+	if t != nil {
+		var resp *jsonrpc.Response
+		if resp, failed = t.collect(c); resp != nil {
+			return resp
+		}
+	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	body := jsonrpc.AppendRequest((*bp)[:0], 1, c.Req.Method, c.Req.Params)
 	*bp = body
 	n := c.Network
-	resp, err := n.pool().Forward(ctx, body, c.Rule.Idempotent)
+	var (
+		resp *jsonrpc.Response
+		err  error
+	)
+	switch {
+	case failed != nil:
+		resp, _, err = n.pool().ForwardAfterBatch(ctx, body, c.Rule.Idempotent, failed)
+	case coalescable(ctx, c, t):
+		var kb [256]byte
+		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())
+		resp, _, err = n.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
+			// The answer is shared: no caller's cancellation may cut it.
+			return n.pool().ForwardFrom(context.WithoutCancel(ctx), body, true)
+		})
+	default:
+		resp, err = n.pool().Forward(ctx, body, c.Rule.Idempotent)
+	}
 	if err == nil {
 		return resp
 	}
@@ -37,4 +64,17 @@ func route(ctx context.Context, c *Call) *jsonrpc.Response {
 		n.Metrics.Unavailable.WithLabelValues(n.Name, methods.Label(c.Req.Method)).Inc()
 	}
 	return jsonrpc.ErrorResponse(jsonrpc.ErrUpstreamUnavailable())
+}
+
+// coalescable: identical reads in flight at once share one upstream call
+// (package coalesce) — single calls only (a batch's calls go upstream
+// together instead), and only on a context without a deadline of its own
+// (an eth_getLogs time limit belongs to its caller, not to the shared call).
+// Failover stays per caller: it depends on the caller's plan.
+func coalescable(ctx context.Context, c *Call, t *token) bool {
+	if t != nil || c.Rule == nil || !c.Rule.Idempotent {
+		return false
+	}
+	_, deadline := ctx.Deadline()
+	return !deadline
 }

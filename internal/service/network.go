@@ -38,7 +38,11 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
-		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority})
+		batch := uc.BatchSize
+		if family == methods.FamilyStarknet {
+			batch = 1 // the rollup answers the pending-transactions methods per request (starknet.Rollup)
+		}
+		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: batch})
 	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{

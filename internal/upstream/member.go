@@ -12,6 +12,9 @@ type Member struct {
 	Upstream Upstream
 	Weight   int // relative share among equals (default 1)
 	Priority int // lower is preferred; higher tiers serve only when lower ones cannot
+	// BatchSize is how many calls go to the member in one upstream batch
+	// (DefaultBatchSize when not configured; 1: the member takes no batches).
+	BatchSize int
 
 	head     atomic.Uint64
 	healthy  atomic.Bool
@@ -26,11 +29,14 @@ type Member struct {
 	lastSeen  time.Time // last successful answer or head
 }
 
-func newMember(u Upstream, weight, priority int) *Member {
+func newMember(u Upstream, weight, priority, batchSize int) *Member {
 	if weight <= 0 {
 		weight = 1
 	}
-	m := &Member{Upstream: u, Weight: weight, Priority: priority}
+	if batchSize <= 0 {
+		batchSize = DefaultBatchSize
+	}
+	m := &Member{Upstream: u, Weight: weight, Priority: priority, BatchSize: batchSize}
 	m.healthy.Store(true)
 	return m
 }

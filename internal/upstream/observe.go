@@ -21,16 +21,20 @@ type Observer interface {
 	EndAttempt(ctx context.Context, pool, member string, d time.Duration, resp *jsonrpc.Response, err error)
 }
 
-// attempt is try, observed when the pool has an Observer.
-func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []byte) (*jsonrpc.Response, error) {
+// startAttempt begins an observed attempt on m when the pool has an
+// Observer: the context it returns is the attempt's. endAttempt reports its
+// outcome (resp is nil for an upstream batch). Both are no-ops without one.
+func (p *Pool) startAttempt(ctx context.Context, m *Member) (context.Context, time.Time) {
 	if p.Observer == nil {
-		return p.try(ctx, budget, m, body)
+		return ctx, time.Time{}
 	}
-	actx := p.Observer.StartAttempt(ctx, p.id, m.Name())
-	start := time.Now()
-	resp, err := p.try(actx, budget, m, body)
-	p.Observer.EndAttempt(actx, p.id, m.Name(), time.Since(start), resp, err)
-	return resp, err
+	return p.Observer.StartAttempt(ctx, p.id, m.Name()), time.Now()
+}
+
+func (p *Pool) endAttempt(ctx context.Context, m *Member, start time.Time, resp *jsonrpc.Response, err error) {
+	if p.Observer != nil {
+		p.Observer.EndAttempt(ctx, p.id, m.Name(), time.Since(start), resp, err)
+	}
 }
 
 // requestHeader is one extra header for the requests made under a context.

@@ -70,6 +70,9 @@ type MemberConfig struct {
 	Upstream Upstream
 	Weight   int
 	Priority int
+	// BatchSize is the member's upstream batch size (0: DefaultBatchSize;
+	// 1: no batches).
+	BatchSize int
 }
 
 // Pool spreads calls over healthy members that are at the head, retries
@@ -100,9 +103,19 @@ var ErrPoolUnavailable = errors.New("no upstream could answer")
 func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 	p := &Pool{id: name, cfg: cfg.withDefaults()}
 	for _, mc := range members {
-		p.members = append(p.members, newMember(mc.Upstream, mc.Weight, mc.Priority))
+		p.members = append(p.members, newMember(mc.Upstream, mc.Weight, mc.Priority, mc.BatchSize))
 	}
 	return p
+}
+
+// Batches reports whether some member takes upstream batches.
+func (p *Pool) Batches() bool {
+	for _, m := range p.members {
+		if m.BatchSize > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // Members are the pool's members.
@@ -209,19 +222,41 @@ func (p *Pool) index(m *Member) int {
 // another member when the call is idempotent; a write is retried only
 // when its bytes never left (connection refused).
 func (p *Pool) Forward(ctx context.Context, body []byte, idempotent bool) (*jsonrpc.Response, error) {
-	resp, _, err := p.ForwardFrom(ctx, body, idempotent)
+	_, resp, _, err := p.forward(ctx, body, idempotent, nil)
 	return resp, err
 }
 
 // ForwardFrom is Forward that also names the member that answered.
 func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*jsonrpc.Response, string, error) {
+	_, resp, member, err := p.forward(ctx, body, idempotent, nil)
+	return resp, member, err
+}
+
+// Do implements Upstream for callers that send raw bodies (internal reads
+// of one request): the same choice and retries as an idempotent Forward.
+func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
+	raw, _, _, err := p.forward(ctx, body, true, nil)
+	if err != nil {
+		return nil, &Error{Upstream: p.Name(), Err: err}
+	}
+	return raw, nil
+}
+
+// forward is THE retry loop of one call: choice, attempts, retries within
+// MaxAttempts and the retry budget. tried, when given, marks members that
+// must not be asked (they already failed this call in an upstream batch).
+// It returns the raw answer and its decoding.
+func (p *Pool) forward(ctx context.Context, body []byte, idempotent bool, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
 	// The retry budget is a deadline each attempt honours, not a context of
 	// its own: one timer per attempt is enough.
 	budget := time.Now().Add(p.cfg.RetryBudget)
-	tried := make([]bool, len(p.members))
+	if tried == nil {
+		tried = make([]bool, len(p.members))
+	}
 	var (
 		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault answer, kept in case no other node answers better
+		lastRaw    []byte
 		answeredBy string
 	)
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
@@ -230,13 +265,13 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 			break
 		}
 		tried[p.index(m)] = true
-		resp, err := p.attempt(ctx, budget, m, body)
+		raw, resp, err := p.try(ctx, budget, m, body)
 		if err == nil {
 			if idempotent && IsNodeFaultAnswer(resp.Err) {
-				lastAnswer, answeredBy = resp, m.Name()
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
 				continue // perhaps a lagging node: ask another one at the head
 			}
-			return resp, m.Name(), nil
+			return raw, resp, m.Name(), nil
 		}
 		lastErr = err
 		if Expired(ctx) || !time.Now().Before(budget) || (!idempotent && !NotSent(err)) {
@@ -244,14 +279,32 @@ func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*
 		}
 	}
 	if lastAnswer != nil {
-		return lastAnswer, answeredBy, nil // every node says so: it is the answer
+		return lastRaw, lastAnswer, answeredBy, nil // every node says so: it is the answer
 	}
-	return nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
+	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
 }
 
-// try makes one attempt on m, within the attempt timeout and the call's
-// retry budget, and keeps m's health up to date.
-func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte) (*jsonrpc.Response, error) {
+// try makes one attempt of a single call on m and decodes its answer.
+func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte) ([]byte, *jsonrpc.Response, error) {
+	actx, start := p.startAttempt(ctx, m)
+	resp := new(jsonrpc.Response)
+	out, err := p.attempt(actx, budget, m, body, func(out []byte) (err error) {
+		_, *resp, err = jsonrpc.DecodeResponse(out)
+		return err
+	})
+	if err != nil {
+		p.endAttempt(actx, m, start, nil, err)
+		return nil, nil, err
+	}
+	p.endAttempt(actx, m, start, resp, nil)
+	return out, resp, nil
+}
+
+// attempt is THE one exchange with a member, single call or upstream batch:
+// within the attempt timeout and the call's retry budget, counted in the
+// member's in-flight calls and latency, and keeping its health up to date.
+// check validates the answer's shape; an answer it refuses is a node fault.
+func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []byte, check func([]byte) error) ([]byte, error) {
 	dl := time.Now().Add(p.cfg.AttemptTimeout)
 	if budget.Before(dl) {
 		dl = budget
@@ -263,12 +316,11 @@ func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte
 	out, err := m.Upstream.Do(actx, body)
 	m.inflight.Add(-1)
 	if err == nil {
-		var resp jsonrpc.Response
-		if _, resp, err = jsonrpc.DecodeResponse(out); err != nil {
+		if err = check(out); err != nil {
 			err = &Error{Upstream: m.Name(), Err: err}
 		} else {
 			m.observe(time.Since(start))
-			return &resp, nil
+			return out, nil
 		}
 	}
 	if Expired(ctx) || !time.Now().Before(budget) {
@@ -291,34 +343,6 @@ func (p *Pool) changed(m *Member, healthy bool) {
 	if p.OnChange != nil {
 		p.OnChange(m.Name(), healthy)
 	}
-}
-
-// Do implements Upstream for callers that send raw bodies (internal reads):
-// it uses the pool's choice and retries as an idempotent call.
-func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
-	tried := make([]bool, len(p.members))
-	var lastErr error = ErrPoolUnavailable
-	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
-		m := p.pick(tried)
-		if m == nil {
-			break
-		}
-		tried[p.index(m)] = true
-		actx, cancel := context.WithTimeout(ctx, p.cfg.AttemptTimeout)
-		out, err := m.Upstream.Do(actx, body)
-		cancel()
-		if err == nil {
-			return out, nil
-		}
-		lastErr = err
-		if ctx.Err() != nil {
-			break
-		}
-		if m.fault(err, p.cfg.FailThreshold) {
-			p.changed(m, false)
-		}
-	}
-	return nil, &Error{Upstream: p.Name(), Err: fmt.Errorf("%w (last: %w)", ErrPoolUnavailable, lastErr)}
 }
 
 // Name implements Upstream.

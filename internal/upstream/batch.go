@@ -1,0 +1,129 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// DefaultBatchSize is how many calls go to a member in one upstream batch
+// when its configuration does not say.
+const DefaultBatchSize = 100
+
+// BatchCall is one idempotent call of an upstream batch.
+type BatchCall struct {
+	Method string
+	Params json.RawMessage
+}
+
+// BatchAnswer is what an upstream batch gave one call. A nil Resp means
+// the batch did not answer it (the member takes no batches, failed the
+// batch as a whole, left the call out, or gave a node-fault answer): the
+// caller sends it alone, under the usual retry rules, avoiding Failed.
+type BatchAnswer struct {
+	Resp   *jsonrpc.Response
+	Member string
+	Failed *Member
+}
+
+// errNotBatchAnswer: a member's answer to a batch that is neither an array
+// nor one JSON-RPC response.
+var errNotBatchAnswer = errors.New("answer to a batch is not json-rpc")
+
+// ForwardBatch sends idempotent calls to members as upstream batches: each
+// chunk goes to the member the pool chooses, at most that member's batch
+// size calls long, and the answers are matched back to the calls by id.
+// Chunks run concurrently. Only idempotent calls may be given: a call the
+// batch did not answer is sent again alone.
+func (p *Pool) ForwardBatch(ctx context.Context, calls []BatchCall) []BatchAnswer {
+	out := make([]BatchAnswer, len(calls))
+	var wg sync.WaitGroup
+	for rest := 0; rest < len(calls); {
+		m := p.pick(make([]bool, len(p.members)))
+		if m == nil || m.BatchSize <= 1 {
+			break // no member, or one that takes no batches: every call alone
+		}
+		n := min(m.BatchSize, len(calls)-rest)
+		chunk, answers := calls[rest:rest+n], out[rest:rest+n]
+		rest += n
+		if n == 1 {
+			break // alone is cheaper than a batch of one
+		}
+		if rest == len(calls) {
+			p.sendBatch(ctx, m, chunk, answers)
+			break
+		}
+		wg.Go(func() { p.sendBatch(ctx, m, chunk, answers) })
+	}
+	wg.Wait()
+	return out
+}
+
+// batchBufs recycles the request bodies of upstream batches.
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// sendBatch makes one attempt of one chunk on m and fills answers. The
+// ids of an upstream batch are the calls' positions in the chunk.
+func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answers []BatchAnswer) {
+	bp := batchBufs.Get().(*[]byte)
+	body := append((*bp)[:0], '[')
+	for i, c := range chunk {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = jsonrpc.AppendRequest(body, uint64(i), c.Method, c.Params)
+	}
+	body = append(body, ']')
+	actx, start := p.startAttempt(ctx, m)
+	out, err := p.attempt(actx, time.Now().Add(p.cfg.RetryBudget), m, body, checkBatchAnswer)
+	p.endAttempt(actx, m, start, nil, err)
+	*bp = body[:0]
+	batchBufs.Put(bp)
+	for i := range answers {
+		answers[i].Failed = m
+	}
+	if err != nil || !jsonrpc.IsBatch(out) {
+		return // failed as a whole (or refused batches with one error): every call alone
+	}
+	_ = jsonrpc.Elements(out, func(elem []byte) bool {
+		id, resp, err := jsonrpc.DecodeResponse(elem)
+		if err != nil {
+			return true
+		}
+		i, err := strconv.ParseUint(string(id), 10, 32)
+		if err != nil || i >= uint64(len(answers)) || answers[i].Resp != nil || IsNodeFaultAnswer(resp.Err) {
+			return true // not ours, twice, or a lagging node's answer: that call goes alone
+		}
+		answers[i] = BatchAnswer{Resp: &resp, Member: m.Name()}
+		return true
+	})
+}
+
+// checkBatchAnswer accepts an array (checked element by element when
+// spliced) or one JSON-RPC response (a node that refuses batches says so
+// in one error object: not a fault of the node).
+func checkBatchAnswer(out []byte) error {
+	if jsonrpc.IsBatch(out) {
+		return nil
+	}
+	if _, _, err := jsonrpc.DecodeResponse(out); err != nil {
+		return errNotBatchAnswer
+	}
+	return nil
+}
+
+// ForwardAfterBatch is Forward for a call an upstream batch did not
+// answer: failed, the member that had it, is not asked again.
+func (p *Pool) ForwardAfterBatch(ctx context.Context, body []byte, idempotent bool, failed *Member) (*jsonrpc.Response, string, error) {
+	tried := make([]bool, len(p.members))
+	if i := p.index(failed); i >= 0 && len(p.members) > 1 {
+		tried[i] = true
+	}
+	_, resp, member, err := p.forward(ctx, body, idempotent, tried)
+	return resp, member, err
+}

@@ -19,15 +19,18 @@ import (
 // rollupSteps are nodegate's conformance-style cases for the rollup network
 // of the embedded default (the Starknet devnet at starknet.localhost), in
 // order: they share the devnet's pending pool. The INVOKE v1 carries the
-// fields of mainnet transaction 0x6c40…ab1 with a shorter calldata; its
-// hash for the devnet's chain id was checked against the Pedersen vectors
-// of internal/starknet.
+// fields of mainnet transaction 0x6c40…ab1 with a shorter calldata and the
+// account's first nonce (0x0: a devnet starts every account there); the
+// INVOKE v3 is the same account's next transaction. Both hashes for the
+// devnet's chain id were checked against starknet.js 7.6.4 when written.
 var rollupSteps = []struct {
 	name, comment, request string
 	specOnly               bool // the answer depends on the time (a block hash): schema only
 }{
 	{"01-empty", "nothing is pending on a new devnet", `{"jsonrpc":"2.0","id":1,"method":"rollup_pendingTransactions","params":[]}`, false},
-	{"02-add-invoke-v1", "an INVOKE v1 is accepted and hashed", `{"jsonrpc":"2.0","id":2,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x1","max_fee":"0x1a9a4bdc14000","nonce":"0x1d","signature":["0x5e817845ba6681fe39a14ac3b1749dbc98374ce9e4361cc7381bc82c1dedcf3","0x5439b1cb55171f22659fa3be441ce37be92f61167db9718c2ec43901350021"],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":["0x1","0x76503062d78f4481be03c9145022d6a4a71ec0719aa07756f79a2384dc7ef16","0x2f0b3c5710379609eb5495f1ecd348cb28167711b73609fe565a72734550354","0x0","0x1","0x1","0x1a869e20ba"]}]}`, false},
+	{"02-add-invoke-v1", "an INVOKE v1 is accepted and hashed", `{"jsonrpc":"2.0","id":2,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x1","max_fee":"0x1a9a4bdc14000","nonce":"0x0","signature":["0x5e817845ba6681fe39a14ac3b1749dbc98374ce9e4361cc7381bc82c1dedcf3","0x5439b1cb55171f22659fa3be441ce37be92f61167db9718c2ec43901350021"],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":["0x1","0x76503062d78f4481be03c9145022d6a4a71ec0719aa07756f79a2384dc7ef16","0x2f0b3c5710379609eb5495f1ecd348cb28167711b73609fe565a72734550354","0x0","0x1","0x1","0x1a869e20ba"]}]}`, false},
+	{"02b-add-invoke-v3", "an INVOKE v3 with the account's next nonce is accepted and hashed", `{"jsonrpc":"2.0","id":22,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x3","nonce":"0x1","signature":["0x5e817845ba6681fe39a14ac3b1749dbc98374ce9e4361cc7381bc82c1dedcf3","0x5439b1cb55171f22659fa3be441ce37be92f61167db9718c2ec43901350021"],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":["0x1","0x76503062d78f4481be03c9145022d6a4a71ec0719aa07756f79a2384dc7ef16","0x2f0b3c5710379609eb5495f1ecd348cb28167711b73609fe565a72734550354","0x0","0x1","0x1","0x1a869e20ba"],"resource_bounds":{"l1_gas":{"max_amount":"0x0","max_price_per_unit":"0x5af3107a4000"},"l2_gas":{"max_amount":"0xc92ca0","max_price_per_unit":"0x2540be400"},"l1_data_gas":{"max_amount":"0x450","max_price_per_unit":"0x3b9aca00"}},"tip":"0x0","paymaster_data":[],"account_deployment_data":[],"nonce_data_availability_mode":"L1","fee_data_availability_mode":"L1"}]}`, false},
+	{"02c-bad-nonce", "a nonce that is not the account's next is refused; nothing stored", `{"jsonrpc":"2.0","id":23,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x1","max_fee":"0x1","nonce":"0x5","signature":[],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":[]}]}`, false},
 	{"03-pending-spec-objects", "SPEC.md's pending transaction objects", `{"jsonrpc":"2.0","id":3,"method":"rollup_pendingTransactions","params":[]}`, false},
 	{"04-pending-no-params", "params may be omitted", `{"jsonrpc":"2.0","id":4,"method":"rollup_pendingTransactions"}`, false},
 	{"05-pending-starknet-name", "Starknet's own name gives the node's objects", `{"jsonrpc":"2.0","id":5,"method":"starknet_pendingTransactions","params":[]}`, false},
@@ -44,7 +47,12 @@ var rollupDir = filepath.Join("testdata", "rollup")
 // its rollup network.
 func rollupGateway(t *testing.T) (url, host string) {
 	t.Helper()
-	s := servicetest.Start(t, servicetest.Config(t))
+	cfg := servicetest.Config(t)
+	// The default networks, with blocks made only by devnet_createBlock:
+	// the steps read the pending pool before and after one.
+	cfg.Networks = cfg.EffectiveNetworks()
+	cfg.Networks[1].Starknet.Devnet.BlockTime = 0
+	s := servicetest.Start(t, cfg)
 	return s.URL() + "/v3/" + s.GeneratedKey, config.StarknetLocalHost
 }
 

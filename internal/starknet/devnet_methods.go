@@ -37,7 +37,7 @@ var devnetMethods = map[string]devnetMethod{
 	"starknet_getTransactionReceipt": (*Devnet).getTransactionReceipt,
 	"starknet_getNonce":              (*Devnet).getNonce,
 	"starknet_estimateFee":           (*Devnet).estimateFee,
-	"starknet_call":                  (*Devnet).call08,
+	"starknet_call":                  (*Devnet).callFunction,
 	"starknet_addInvokeTransaction":  (*Devnet).addInvokeTransaction,
 	"devnet_createBlock":             noParams((*Devnet).createBlock),
 }

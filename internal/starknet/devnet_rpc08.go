@@ -166,9 +166,9 @@ func checkSimulationFlags(raw json.RawMessage) error {
 // CodeContractError is Starknet's CONTRACT_ERROR.
 const CodeContractError = 40
 
-// call08 answers starknet_call honestly: after checking the request, with
+// callFunction answers starknet_call honestly: after checking the request, with
 // Starknet's CONTRACT_ERROR saying that the devnet executes no code.
-func (d *Devnet) call08(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func (d *Devnet) callFunction(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	args, e := bindParams(params, []string{"request", "block_id"}, 2)
 	if e != nil {
 		return nil, e

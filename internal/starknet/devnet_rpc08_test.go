@@ -90,13 +90,13 @@ func TestDevnetStatusAndReceipt(t *testing.T) {
 		t.Fatalf("block by hashes %+v %v", blk, err)
 	}
 	var rcpt struct {
-		Hash      string `json:"transaction_hash"`
-		Exec      string `json:"execution_status"`
-		Final     string `json:"finality_status"`
-		BlockHash string `json:"block_hash"`
-		BlockNum  uint64 `json:"block_number"`
+		Hash      string                        `json:"transaction_hash"`
+		Exec      string                        `json:"execution_status"`
+		Final     string                        `json:"finality_status"`
+		BlockHash string                        `json:"block_hash"`
+		BlockNum  uint64                        `json:"block_number"`
 		Fee       struct{ Amount, Unit string } `json:"actual_fee"`
-		Res       map[string]uint64 `json:"execution_resources"`
+		Res       map[string]uint64             `json:"execution_resources"`
 	}
 	raw := mustResult(t, call(t, d, "starknet_getTransactionReceipt", `["`+h+`"]`))
 	if err := json.Unmarshal(raw, &rcpt); err != nil {

@@ -316,7 +316,12 @@ func TestDevnetPendingBlock(t *testing.T) {
 }
 
 func FuzzDevnetDo(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"starknet_addInvokeTransaction","params":[` + validV1 + `]}`, `[]`, `{`, `[{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithTxs","params":[{"block_number":0}]}]`, `{"jsonrpc":"2.0","id":1,"method":"devnet_createBlock","params":{}}`} {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"starknet_addInvokeTransaction","params":[` + validV1 + `]}`, `[]`, `{`, `[{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithTxs","params":[{"block_number":0}]}]`, `{"jsonrpc":"2.0","id":1,"method":"devnet_createBlock","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_addInvokeTransaction","params":[` + validV3 + `]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_estimateFee","params":[[` + validV3 + `],["SKIP_VALIDATE"],"pending"]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_getNonce","params":{"block_id":{"block_number":1},"contract_address":"0x1"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithReceipts","params":["latest"]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_call","params":[{"contract_address":"0x1","entry_point_selector":"0x2","calldata":[]},"latest"]}`} {
 		f.Add([]byte(s))
 	}
 	d, err := NewDevnet(DevnetConfig{MaxPending: 100, KeepBlocks: 4})

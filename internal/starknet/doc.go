@@ -1,10 +1,13 @@
 // Package starknet is the rollup family of nodegate (SPEC.md's rollup_
 // methods, Starknet JSON-RPC on the wire): felts and their validation, the
-// INVOKE transaction hash, the gateway-side answer to
-// rollup_pendingTransactions (forwarded to a node that still serves
-// starknet_pendingTransactions, or built from the pending block of a newer
-// one), and Devnet, the embedded in-process pending pool that the default
-// run serves.
+// INVOKE transaction hashes (Pedersen for v0/v1, Poseidon for v3), the
+// gateway-side answer to rollup_pendingTransactions (forwarded to a node
+// that still serves starknet_pendingTransactions, or built from the
+// pending block of a newer one), and Devnet, the embedded in-process
+// Starknet JSON-RPC 0.8.1 devnet that the default run serves: a pending
+// pool, blocks, per-account nonces, statuses, receipts and fee estimates at
+// fixed prices, enough for starknet.js's standard flow; it executes no
+// code.
 //
 // It owns Starknet semantics only. It must not know about keys, plans,
 // client transports or how networks are chosen; it talks to nodes through

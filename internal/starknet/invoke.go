@@ -128,17 +128,18 @@ func decodeInvoke(raw []byte, lim TxLimits, allowQuery bool) (*Invoke, error) {
 	if err != nil {
 		return nil, err
 	}
+	sent := version
 	if allowQuery && version.Big().Cmp(queryVersionBase.Big()) >= 0 {
 		tx.Query = true
 		version.e.Sub(&version.e, &queryVersionBase.e)
 	}
 	v, ok := version.Uint64()
-	if _, known := invokeFields[uint8(v)]; !ok || v > 3 || !known {
-		return nil, &TxError{Code: CodeUnsupportedTxVersion, Field: "version", Err: fmt.Errorf("the transaction version is not supported: %s (this devnet accepts INVOKE 0x0, 0x1 and 0x3; query versions are for estimates, not submission)", version)}
+	allowed, known := invokeFields[uint8(v)]
+	if !ok || v > 3 || !known {
+		return nil, &TxError{Code: CodeUnsupportedTxVersion, Field: "version", Err: fmt.Errorf("the transaction version is not supported: %s (this devnet accepts INVOKE 0x0, 0x1 and 0x3; query versions are for estimates, not submission)", sent)}
 	}
 	tx.Version = uint8(v)
-	allowed := invokeFields[tx.Version]
-	for name := range obj {
+	for _, name := range sortedKeys(obj) { // the first unknown field by name, whatever the map's order
 		if _, ok := allowed[name]; !ok {
 			return nil, badField(name, fmt.Errorf("unknown field for an INVOKE v%d transaction", tx.Version))
 		}

@@ -139,3 +139,15 @@ func stripHash(listed []byte) []byte {
 	j := strings.Index(s[i:], ",")
 	return []byte(s[:i] + s[i+j+1:])
 }
+
+func BenchmarkInvokeV3Hash(b *testing.B) {
+	tx, err := DecodeInvoke([]byte(validV3), TxLimits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	chain, _ := ChainIDFelt("SN_DEVNET")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = tx.Hash(chain)
+	}
+}

@@ -1,6 +1,7 @@
 package limits_test
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -94,5 +95,39 @@ func TestGasCapEstimate(t *testing.T) {
 	}
 	if a := call(t, c.url, "eth_estimateGas", need(10_000_000)); a.Error != nil {
 		t.Fatalf("the node alone allows 100M, the test shows nothing: %s", a.Error)
+	}
+}
+
+// TestGasCapKeepsTheCall: call objects go-ethereum reads in its own way
+// (duplicate members in another case, escaped keys: the last member wins)
+// are capped without changing which call runs. Through nodegate (cap 2 x
+// the gas limit, gas far above it) the answer is the node's own answer to
+// the same bytes with the gas at the cap.
+func TestGasCapKeepsTheCall(t *testing.T) {
+	c := testChain(t)
+	gw := gateway(t, c.url, func(cfg *config.Config) {
+		cfg.Limits.Plans = config.PlanLimits{"team": {GasCapFactor: 2}}
+	})
+	capped := fmt.Sprintf(`"0x%x"`, 2*c.gasLimit)
+	const huge = `"0xffffffffffffffff"`
+	from := fmt.Sprintf(`"0x%040x"`, 0xabc)
+	gas, emitter := `"`+c.gasAddr.Hex()+`"`, `"`+c.emitter.Hex()+`"`
+	tests := []struct{ name, obj string }{
+		{"to, then TO", `{"to":` + emitter + `,"from":` + from + `,"gas":GAS,"TO":` + gas + `}`},
+		{"To, then to", `{"To":` + emitter + `,"gas":GAS,"to":` + gas + `}`},
+		{"gas, then GAS", `{"to":` + gas + `,"gas":"0x5208","GAS":GAS}`},
+		{"escaped gas key", `{"g\u0061s":GAS,"to":` + gas + `,"from":` + from + `}`},
+		{"data, then DATA", `{"to":` + gas + `,"gas":GAS,"data":"0x` + strings.Repeat("ff", 32) + `","DATA":"0x"}`},
+	}
+	for _, tc := range tests {
+		for _, method := range []string{"eth_call", "eth_estimateGas"} {
+			t.Run(method+"/"+tc.name, func(t *testing.T) {
+				got := call(t, gw, method, "["+strings.Replace(tc.obj, "GAS", huge, 1)+`,"latest"]`)
+				want := call(t, c.url, method, "["+strings.Replace(tc.obj, "GAS", capped, 1)+`,"latest"]`)
+				if !bytes.Equal(got.Result, want.Result) || !bytes.Equal(got.Error, want.Error) {
+					t.Fatalf("through nodegate %s %s; the node, gas at the cap: %s %s", got.Result, got.Error, want.Result, want.Error)
+				}
+			})
+		}
 	}
 }

@@ -21,7 +21,7 @@ type arg struct {
 // values (nil for absent optional ones).
 func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 	out := make([]any, 0, len(args))
-	var argErr, keyErr *jsonrpc.Error
+	var argErr *jsonrpc.Error
 	err := jsonrpc.Elements(params, func(elem []byte) bool {
 		i := len(out)
 		if i >= len(args) {
@@ -40,11 +40,11 @@ func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 		}
 		v, err := args[i].decode(elem)
 		var ke *keyError
-		if errors.As(err, &ke) && keyErr == nil {
+		if errors.As(err, &ke) {
 			// The node checks such values in the method, after every arg
-			// decoded: an arg error further on wins over this one.
-			keyErr = jsonrpc.ErrInvalidParams(ke.msg)
-			err = nil
+			// decoded and the block resolved: an arg error further on, and
+			// the node's block error, win over this one.
+			v, err = &Deferred{Index: i, Placeholder: ke.placeholder, Err: jsonrpc.ErrInvalidParams(ke.msg)}, nil
 		}
 		if err != nil {
 			argErr = argError(i, err)
@@ -64,9 +64,6 @@ func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 			return nil, jsonrpc.ErrInvalidParams(fmt.Sprintf("missing value for required argument %d", i))
 		}
 		out = append(out, nil)
-	}
-	if keyErr != nil {
-		return nil, keyErr
 	}
 	return out, nil
 }

@@ -18,8 +18,9 @@ var specMethodNames = []string{
 }
 
 // FuzzParams: for each spec method, Check never panics, refuses only with
-// -32602, accepts only JSON arrays, and accepts whatever go-ethereum's own
-// rpc server accepts (the embedded node is the oracle).
+// -32602, accepts only JSON arrays, accepts whatever go-ethereum's own rpc
+// server accepts, refuses what it refuses while decoding, and blames the
+// same argument in the same words (the embedded node is the oracle).
 func FuzzParams(f *testing.F) {
 	for method, cases := range oracleCases() {
 		for i, name := range specMethodNames {
@@ -59,11 +60,27 @@ func FuzzParams(f *testing.F) {
 			}
 		}
 		// Only what a client could send reaches Check: a JSON array.
-		if err == nil || !json.Valid(params) || !jsonrpc.IsBatch(params) || specException(method, params) {
+		if !json.Valid(params) || !jsonrpc.IsBatch(params) {
+			return
+		}
+		if err == nil {
+			// What the gateway forwards, go-ethereum decodes too (a
+			// deferred check is the node's to order, see the oracle).
+			if parsed.Deferred() != nil {
+				return
+			}
+			if theirs := gethVerdict(t, oracleNode(t), method, params); theirs != nil && !nodeOnly(theirs.Message) {
+				t.Fatalf("%s %q: the gateway forwards what go-ethereum refuses: %q", method, params, theirs.Message)
+			}
+			return
+		}
+		if specException(method, params) {
 			return
 		}
 		if theirs := gethVerdict(t, oracleNode(t), method, params); theirs == nil {
 			t.Fatalf("%s %q: go-ethereum accepts, the gateway refuses with %q", method, params, err.Message)
+		} else if theirs.Message != err.Message {
+			t.Fatalf("%s %q: the gateway blames %q, go-ethereum %q", method, params, err.Message, theirs.Message)
 		}
 	})
 }

@@ -39,9 +39,8 @@ func oracleNode(t testing.TB) *evmnode.Node {
 	return node
 }
 
-// gethVerdict sends method(params) to the node and returns the -32602
-// error it answers, or nil when it got past parameter decoding.
-func gethVerdict(t testing.TB, n *evmnode.Node, method string, params []byte) *jsonrpc.Error {
+// gethAnswer sends method(params) to the node and returns its answer.
+func gethAnswer(t testing.TB, n *evmnode.Node, method string, params []byte) jsonrpc.Response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -53,7 +52,14 @@ func gethVerdict(t testing.TB, n *evmnode.Node, method string, params []byte) *j
 	if err != nil {
 		t.Fatalf("node answered %q: %v", out, err)
 	}
-	if resp.Err != nil && resp.Err.Code == jsonrpc.CodeInvalidParams {
+	return resp
+}
+
+// gethVerdict sends method(params) to the node and returns the -32602
+// error it answers, or nil when it got past parameter decoding.
+func gethVerdict(t testing.TB, n *evmnode.Node, method string, params []byte) *jsonrpc.Error {
+	t.Helper()
+	if resp := gethAnswer(t, n, method, params); resp.Err != nil && resp.Err.Code == jsonrpc.CodeInvalidParams {
 		return resp.Err
 	}
 	return nil
@@ -95,7 +101,22 @@ func compareWithGeth(t testing.TB, n *evmnode.Node, method string, params []byte
 	if lerr != nil {
 		t.Fatalf("lookup %s: %v", method, lerr)
 	}
-	_, ours := rule.Check(params)
+	parsed, ours := rule.Check(params)
+	if d := parsed.Deferred(); ours == nil && d != nil {
+		// The gateway answers the node's error for the call with a valid
+		// value there (an unknown block), else d.Err: go-ethereum must
+		// refuse the call, with d.Err where it refuses for that value.
+		resp := gethAnswer(t, n, method, params)
+		switch {
+		case resp.Err == nil:
+			return fmt.Sprintf("gateway refuses what go-ethereum accepts: %s", d.Err.Message)
+		case resp.Err.Code == jsonrpc.CodeInvalidParams && resp.Err.Message != d.Err.Message:
+			return fmt.Sprintf("wording differs:\n  gateway:      %s\n  go-ethereum:  %s", d.Err.Message, resp.Err.Message)
+		case resp.Err.Code != jsonrpc.CodeInvalidParams && gethAnswer(t, n, method, withValue(params, d)).Err == nil:
+			return fmt.Sprintf("go-ethereum answers %q, the node resolves the block: the gateway would say %q", resp.Err.Message, d.Err.Message)
+		}
+		return ""
+	}
 	theirs := gethVerdict(t, n, method, params)
 	switch {
 	case ours != nil && specException(method, params):
@@ -110,6 +131,16 @@ func compareWithGeth(t testing.TB, n *evmnode.Node, method string, params []byte
 		return fmt.Sprintf("gateway forwards what go-ethereum refuses: %s", theirs.Message)
 	}
 	return ""
+}
+
+// withValue is params with d's placeholder in place of the deferred value,
+// as the gateway asks the node.
+func withValue(params []byte, d *methods.Deferred) []byte {
+	var elems []json.RawMessage
+	_ = json.Unmarshal(params, &elems)
+	elems[d.Index] = d.Placeholder
+	out, _ := json.Marshal(elems)
+	return out
 }
 
 // Values used to build params.
@@ -238,6 +269,13 @@ func oracleCases() map[string][]string {
 		add("eth_call", arr(call, b))
 	}
 	add("eth_getStorageAt", arr(addr), arr(addr, `"0x0"`, `"latest"`, `1`), arr(addr, `"0xzz"`, `"0x00"`))
+	// go-ethereum resolves the block before it reads the storage key: an
+	// unknown block is its answer, whatever the key.
+	for _, k := range storageKeys {
+		for _, b := range []string{`"0x7fffffff"`, `{"blockHash":` + hash + `}`, `{"blockNumber":"0x7fffffff"}`, `"finalized"`, `"pending"`} {
+			add("eth_getStorageAt", arr(addr, k, b))
+		}
+	}
 	for _, f := range filters {
 		add("eth_getLogs", arr(f))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/internal/methods/ethapi"
+	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // CallArgs is the call object of eth_call and eth_estimateGas. It is an
@@ -27,15 +28,40 @@ func (k *StorageKey) UnmarshalJSON(raw []byte) error {
 	}
 	h, err := decodeStorageKey(s)
 	if err != nil {
-		return &keyError{fmt.Sprintf("%v: %q", err, s)}
+		return &keyError{msg: fmt.Sprintf("%v: %q", err, s), placeholder: json.RawMessage(`"0x0"`)}
 	}
 	*k = StorageKey(h)
 	return nil
 }
 
-// keyError is reported without the "invalid argument N" prefix, as the
-// node reports it.
-type keyError struct{ msg string }
+// keyError is a value the node checks inside the method (after resolving
+// the block), reported without the "invalid argument N" prefix, as the
+// node reports it. placeholder is a valid value of the same param.
+type keyError struct {
+	msg         string
+	placeholder json.RawMessage
+}
+
+// Deferred is a param refused the way the node refuses it only once it has
+// resolved the call's block: go-ethereum's eth_getStorageAt looks the block
+// up first and answers an unknown block with its block error, whatever the
+// storage key. The pipeline asks the node the same call with Placeholder
+// at Index: the node's error wins; without one, Err is the answer.
+type Deferred struct {
+	Index       int
+	Placeholder json.RawMessage
+	Err         *jsonrpc.Error
+}
+
+// Deferred returns the call's deferred param check, or nil.
+func (p Parsed) Deferred() *Deferred {
+	for _, v := range p {
+		if d, ok := v.(*Deferred); ok {
+			return d
+		}
+	}
+	return nil
+}
 
 func (e *keyError) Error() string { return e.msg }
 

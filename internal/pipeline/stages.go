@@ -13,5 +13,6 @@ func order() []Stage {
 		filterLimits,  // filters: the installing key's only; log filters under eth_getLogs's limits (filters.go)
 		gasCap,        // eth_call/eth_estimateGas: gas lowered to the cap
 		sessionStage,  // eth_subscribe/eth_unsubscribe answered by the caller's connection (session.go)
+		blockFirst,    // a param go-ethereum checks after the block: the node's block error first (deferred.go)
 	}
 }

@@ -63,6 +63,8 @@ type Plan struct {
 	DailyCredits int64 `yaml:"daily_credits"`
 	// Failover allows partner failover forwarding.
 	Failover bool `yaml:"failover"`
+	// MaxWSConnections bounds a key's open WebSockets; 0 means unlimited.
+	MaxWSConnections int `yaml:"max_ws_connections"`
 }
 
 // Admin configures the admin HTTP listener.

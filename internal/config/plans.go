@@ -12,7 +12,8 @@ const AdminTokenEnv = "NODEGATE_ADMIN_TOKEN"
 func defaultPlans() map[string]Plan {
 	out := map[string]Plan{}
 	for name, p := range keys.DefaultPlans() {
-		out[name] = Plan{RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover}
+		out[name] = Plan{RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
+			MaxWSConnections: p.MaxWSConnections}
 	}
 	return out
 }
@@ -21,7 +22,8 @@ func defaultPlans() map[string]Plan {
 func (c *Config) KeyPlans() map[string]keys.Plan {
 	out := make(map[string]keys.Plan, len(c.Plans))
 	for name, p := range c.Plans {
-		out[name] = keys.Plan{Name: name, RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover}
+		out[name] = keys.Plan{Name: name, RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
+			MaxWSConnections: p.MaxWSConnections}
 	}
 	return out
 }

@@ -92,6 +92,9 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 		if p.DailyCredits < 0 {
 			bad("plans."+name+".daily_credits", "must not be negative")
 		}
+		if p.MaxWSConnections < 0 {
+			bad("plans."+name+".max_ws_connections", "must not be negative")
+		}
 	}
 	if c.Admin.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {

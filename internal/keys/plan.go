@@ -11,6 +11,9 @@ type Plan struct {
 	// Failover allows forwarding eligible methods to a partner provider
 	// (SPEC.md: upper-tier plans only).
 	Failover bool `json:"failover"`
+	// MaxWSConnections bounds the key's open WebSockets (per replica); 0
+	// means unlimited. Over it, an upgrade answers 429.
+	MaxWSConnections int `json:"max_ws_connections"`
 }
 
 // The default plan names (DESIGN.md, Vocabulary).
@@ -26,9 +29,9 @@ const (
 // and the top, custom tier, which is unlimited until configured.
 func DefaultPlans() map[string]Plan {
 	return map[string]Plan{
-		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000},
-		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000},
-		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true},
+		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000, MaxWSConnections: 50},
+		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxWSConnections: 250},
+		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxWSConnections: 1_000},
 		PlanEnterprise: {Name: PlanEnterprise, Failover: true},
 	}
 }

@@ -110,7 +110,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	} else {
 		defer stopProfile()
 	}
-	svc, err := service.Start(ctx, cfg)
+	svc, err := service.StartAnnouncing(ctx, cfg, announceFirstKey(stdout))
 	if err != nil {
 		fmt.Fprintln(stderr, "nodegate:", err)
 		return 1

@@ -7,8 +7,18 @@ import (
 	"strings"
 
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/service"
 )
+
+// announceFirstKey prints a fresh installation's first key the moment it is
+// made, before it is stored and before the start can still fail: the store
+// keeps only its hash, so this line may be its only copy.
+func announceFirstKey(w io.Writer) func(keys.Created) {
+	return func(c keys.Created) {
+		fmt.Fprintf(w, "nodegate: created the first API key: %s  (id %s, %s plan; kept only as a hash: note it now)\n", c.Key, c.ID, c.Plan)
+	}
+}
 
 // printBanner tells a first-time user everything needed to make a call.
 // keysCmd makes the `nodegate keys SUB` invocation that reaches this

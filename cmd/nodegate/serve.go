@@ -155,7 +155,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		defer stopProfile()
 	}
 	setDefaultLogger(cfg.Log)
-	svc, err := service.Start(ctx, cfg)
+	svc, err := service.StartAnnouncing(ctx, cfg, announceFirstKey(stdout))
 	if err != nil {
 		fmt.Fprintln(stderr, "nodegate:", err)
 		return 1

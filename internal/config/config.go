@@ -70,6 +70,8 @@ type Plan struct {
 	MaxInFlight int `yaml:"max_in_flight"`
 	// CallTimeout bounds one eth_call/eth_estimateGas; 0 means 5s.
 	CallTimeout time.Duration `yaml:"call_timeout"`
+	// MaxWSConnections bounds a key's open WebSockets; 0 means unlimited.
+	MaxWSConnections int `yaml:"max_ws_connections"`
 }
 
 // Admin configures the admin HTTP listener.

@@ -13,7 +13,8 @@ func defaultPlans() map[string]Plan {
 	out := map[string]Plan{}
 	for name, p := range keys.DefaultPlans() {
 		out[name] = Plan{RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
-			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout}
+			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout,
+			MaxWSConnections: p.MaxWSConnections}
 	}
 	return out
 }
@@ -23,7 +24,8 @@ func (c *Config) KeyPlans() map[string]keys.Plan {
 	out := make(map[string]keys.Plan, len(c.Plans))
 	for name, p := range c.Plans {
 		out[name] = keys.Plan{Name: name, RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
-			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout}
+			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout,
+			MaxWSConnections: p.MaxWSConnections}
 	}
 	return out
 }

@@ -8,7 +8,7 @@ import (
 
 func TestPlansFromYAML(t *testing.T) {
 	cfg := Defaults()
-	raw := []byte("plans:\n  team:\n    rate_per_second: 10\n  gold:\n    daily_credits: 5\n    failover: true\n")
+	raw := []byte("plans:\n  team:\n    rate_per_second: 10\n  gold:\n    daily_credits: 5\n    failover: true\n    max_ws_connections: 7\n")
 	if err := Decode(raw, &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -19,10 +19,10 @@ func TestPlansFromYAML(t *testing.T) {
 	if p := plans["team"]; p.RatePerSecond != 10 || p.DailyCredits != 0 || p.Failover || p.Name != "team" {
 		t.Fatalf("team replaced whole: %+v", p)
 	}
-	if p := plans["gold"]; p.DailyCredits != 5 || !p.Failover {
+	if p := plans["gold"]; p.DailyCredits != 5 || !p.Failover || p.MaxWSConnections != 7 {
 		t.Fatalf("gold = %+v", p)
 	}
-	if p := plans["core"]; p.RatePerSecond != 500 || p.Failover {
+	if p := plans["core"]; p.RatePerSecond != 500 || p.Failover || p.MaxWSConnections != 50 {
 		t.Fatalf("default core kept: %+v", p)
 	}
 	if !plans["enterprise"].Failover || plans["developer"].Failover {
@@ -64,6 +64,7 @@ func TestValidateKeysFields(t *testing.T) {
 		{"bad database url", func(c *Config) { c.DatabaseURL = "mysql://x" }, "database_url"},
 		{"no team plan", func(c *Config) { delete(c.Plans, "team") }, "plans: must define \"team\""},
 		{"negative rate", func(c *Config) { c.Plans["x"] = Plan{RatePerSecond: -1} }, "plans.x.rate_per_second"},
+		{"negative ws connections", func(c *Config) { c.Plans["x"] = Plan{MaxWSConnections: -1} }, "plans.x.max_ws_connections"},
 		{"bad plan name", func(c *Config) { c.Plans["Big Plan"] = Plan{} }, "plans.Big Plan"},
 		{"bad admin listen", func(c *Config) { c.Admin.Listen = "nope" }, "admin.listen"},
 		{"short token", func(c *Config) { c.Admin.Token = "short" }, "admin.token"},

@@ -106,6 +106,9 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 		if p.CallTimeout < 0 {
 			bad("plans."+name+".call_timeout", "must not be negative (0 means 5s)")
 		}
+		if p.MaxWSConnections < 0 {
+			bad("plans."+name+".max_ws_connections", "must not be negative")
+		}
 	}
 	if c.Admin.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {

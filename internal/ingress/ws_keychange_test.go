@@ -148,3 +148,58 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 		}
 	})
 }
+
+// TestWebSocketConnectionsPerKey: a key's plan bounds its open WebSockets;
+// one more is refused at the upgrade with 429 and a JSON-RPC body, other
+// keys are not affected, and a closed connection frees its place.
+func TestWebSocketConnectionsPerKey(t *testing.T) {
+	const limit = 3
+	s := startGateway(t, func(c *config.Config) { c.Plans["team"] = config.Plan{Failover: true, MaxWSConnections: limit} })
+	open := make([]*websocket.Conn, 0, limit)
+	for range limit {
+		open = append(open, dialKey(t, s, s.GeneratedKey, nil))
+	}
+	_, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+s.GeneratedKey, nil)
+	if err == nil || resp == nil {
+		t.Fatalf("connection %d upgraded: %v", limit+1, err)
+	}
+	var body struct {
+		JSONRPC string
+		ID      json.RawMessage
+		Error   struct {
+			Code    int
+			Message string
+		}
+	}
+	if derr := json.NewDecoder(resp.Body).Decode(&body); derr != nil {
+		t.Fatalf("refusal body is not JSON: %v", derr)
+	}
+	resp.Body.Close()
+	want := "too many WebSocket connections for this project ID (plan limit 3)"
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Content-Type") != "application/json" ||
+		body.JSONRPC != "2.0" || string(body.ID) != "null" || body.Error.Code != -32005 || body.Error.Message != want {
+		t.Fatalf("HTTP %d %s %+v, want 429 -32005 %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
+	}
+
+	_, other := createKey(t, s.Config.DataDir)
+	for range limit {
+		c := dialKey(t, s, other, nil)
+		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`); !strings.Contains(got, `"result"`) {
+			t.Fatalf("other key: %s", got)
+		}
+	}
+
+	open[0].Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+s.GeneratedKey, nil)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if resp == nil || resp.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+			t.Fatalf("after a close: %v %v", resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -73,6 +73,15 @@ func (m *Manager) now() time.Time {
 
 // Create makes a key. The plain key (and secret) exist only in the result.
 func (m *Manager) Create(ctx context.Context, p CreateParams) (Created, error) {
+	c, err := m.prepare(p)
+	if err != nil {
+		return Created{}, err
+	}
+	return m.insert(ctx, c)
+}
+
+// prepare makes a key's record and plain text without storing it.
+func (m *Manager) prepare(p CreateParams) (Created, error) {
 	if p.Plan == "" {
 		return Created{}, inputErrorf("plan: required (one of %s)", m.planNames())
 	}
@@ -89,11 +98,16 @@ func (m *Manager) Create(ctx context.Context, p CreateParams) (Created, error) {
 	if err != nil {
 		return Created{}, err
 	}
-	if err := m.Store.Insert(ctx, r); err != nil {
+	return Created{Record: r, Key: plain, Secret: secret}, nil
+}
+
+// insert stores a prepared key.
+func (m *Manager) insert(ctx context.Context, c Created) (Created, error) {
+	if err := m.Store.Insert(ctx, c.Record); err != nil {
 		return Created{}, err
 	}
-	r.normalize()
-	return Created{Record: r, Key: plain, Secret: secret}, nil
+	c.normalize()
+	return c, nil
 }
 
 // List returns every key, revoked ones included.
@@ -206,7 +220,11 @@ func (m *Manager) planNames() string {
 // EnsureDefault creates a key on plan named name when the store holds no
 // key at all (revoked ones count: an operator who revoked everything meant
 // it). created is false when keys already existed.
-func (m *Manager) EnsureDefault(ctx context.Context, plan, name string) (c Created, created bool, err error) {
+//
+// announce, when set, receives the new key before it is stored: a process
+// killed at any moment has then either shown the key or stored nothing, so
+// the only copy of a key is never lost (a later start creates another).
+func (m *Manager) EnsureDefault(ctx context.Context, plan, name string, announce func(Created)) (c Created, created bool, err error) {
 	recs, err := m.Store.List(ctx)
 	if err != nil {
 		return Created{}, false, err
@@ -214,7 +232,13 @@ func (m *Manager) EnsureDefault(ctx context.Context, plan, name string) (c Creat
 	if len(recs) > 0 {
 		return Created{}, false, nil
 	}
-	c, err = m.Create(ctx, CreateParams{Name: name, Plan: plan})
+	c, err = m.prepare(CreateParams{Name: name, Plan: plan})
+	if err == nil && announce != nil {
+		announce(c)
+	}
+	if err == nil {
+		c, err = m.insert(ctx, c)
+	}
 	if err != nil {
 		return Created{}, false, fmt.Errorf("create the first key: %w", err)
 	}

@@ -20,6 +20,9 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("key store: create data dir: %w", err)
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("key store: %w", err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -38,7 +41,25 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("key store %s: %w", path, err)
 	}
-	// Keys hold secrets' hashes: keep the file private to the user.
-	_ = os.Chmod(path, 0o600)
 	return s, nil
+}
+
+// createPrivate makes the database file 0600 before SQLite opens it: keys
+// hold secrets' hashes, and SQLite gives the -wal and -shm files it creates
+// the mode of the database file. Files left readable by an earlier version
+// are made private too.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("make %s private: %w", p, err)
+		}
+	}
+	return nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 )
 
-// startKeys opens the key store, creates the first key of a fresh
-// installation, and starts the in-memory cache that serves lookups.
+// startKeys opens the key store and starts the in-memory cache that serves
+// lookups.
 func (s *Service) startKeys(ctx context.Context) error {
 	store, err := keys.OpenStore(ctx, s.Config.KeyStore())
 	if err != nil {
@@ -23,17 +23,6 @@ func (s *Service) startKeys(ctx context.Context) error {
 	plans := s.Config.KeyPlans()
 	s.KeyStore = store
 	s.KeyManager = &keys.Manager{Store: store, Plans: plans}
-	if len(s.Config.APIKeys) == 0 {
-		c, created, err := s.KeyManager.EnsureDefault(ctx, keys.PlanTeam, "default")
-		if err != nil {
-			store.Close()
-			return fmt.Errorf("key store %s: %w", store.Describe(), err)
-		}
-		if created {
-			s.GeneratedKey = c.Key
-			slog.Info("created the first API key (printed once; kept only as a hash)", "key_id", c.ID, "plan", c.Plan, "store", store.Describe())
-		}
-	}
 	cache, err := keys.NewCache(ctx, store, plans, keys.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh})
 	if err != nil {
 		store.Close()
@@ -41,6 +30,28 @@ func (s *Service) startKeys(ctx context.Context) error {
 	}
 	s.Keys = cache
 	return nil
+}
+
+// startFirstKey creates the first key of a fresh installation (no
+// api_keys, an empty store). It runs once the listeners are bound, so that
+// a start that fails (a busy port) creates nothing; and the key is
+// announced before it is stored, so that a process killed meanwhile has
+// either shown it or stored nothing. Then the cache reloads, so that the
+// key works as soon as Start returns.
+func (s *Service) startFirstKey(ctx context.Context) error {
+	if len(s.Config.APIKeys) > 0 {
+		return nil
+	}
+	c, created, err := s.KeyManager.EnsureDefault(ctx, keys.PlanTeam, "default", s.announceKey)
+	if err != nil {
+		return fmt.Errorf("key store %s: %w", s.KeyStore.Describe(), err)
+	}
+	if !created {
+		return nil
+	}
+	s.GeneratedKey = c.Key
+	slog.Info("created the first API key (printed once; kept only as a hash)", "key_id", c.ID, "plan", c.Plan, "store", s.KeyStore.Describe())
+	return s.Keys.Refresh(ctx)
 }
 
 // startAdmin serves the admin API on its own listener (admin.listen) when

@@ -55,6 +55,8 @@ type Service struct {
 	SelfSignedPEM  []byte
 	SelfSignedPath string
 
+	announceKey func(keys.Created)
+
 	tls     *ingress.CertSource
 	stopTLS func()
 	hubs    []*subs.Hub
@@ -77,10 +79,17 @@ type Service struct {
 // Start builds everything from cfg and starts serving. It returns once the
 // service answers requests.
 func Start(ctx context.Context, cfg config.Config) (*Service, error) {
+	return StartAnnouncing(ctx, cfg, nil)
+}
+
+// StartAnnouncing is Start, and a fresh installation's first key is given
+// to announce before it is stored (see startFirstKey): the caller shows it
+// at once, so that no later failure or kill can lose it.
+func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.Created)) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	s := &Service{Config: cfg, Metrics: telemetry.New()}
+	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce}
 	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}
@@ -117,7 +126,10 @@ func (s *Service) start(ctx context.Context) error {
 	if err := s.startMetricsListener(); err != nil {
 		return err
 	}
-	return s.startAdmin()
+	if err := s.startAdmin(); err != nil {
+		return err
+	}
+	return s.startFirstKey(ctx)
 }
 
 // Close stops accepting requests, lets those in flight finish (up to the

@@ -42,6 +42,13 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		calls = append(calls, c)
 		at = append(at, i)
 	}
+	// The calls this request may run at once: what its key has free.
+	parallelism, release := s.inFlight.take(key, min(len(calls), s.Pipeline.BatchParallelism()))
+	if len(calls) > 0 && parallelism == 0 {
+		w.whole(errTooManyInFlight(key.Plan.MaxInFlight))
+		return
+	}
+	defer release()
 	if s.Metering != nil {
 		if refused := s.Metering.Admit(ctx, key, network, calls, len(msgs)-len(calls)); refused != nil {
 			w.whole(refused)
@@ -75,7 +82,7 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		return w.err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key)}, emit)
+	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, emit)
 	cancel()
 	if w.err == nil {
 		writeInvalid(len(msgs))

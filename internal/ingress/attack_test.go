@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/service"
 )
@@ -20,6 +22,11 @@ import (
 // loopingCall is an eth_call whose code (creation code, no "to") jumps to
 // itself until its gas or its time runs out: JUMPDEST PUSH1 0 JUMP.
 const loopingCall = `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"data":"0x5b600056"},"latest"]}`
+
+// longLoops raises the gas cap tenfold, so that the looping call runs
+// for about 20 s of gas: what stops it is then the plan's call_timeout,
+// however fast the machine.
+func longLoops(c *config.Config) { c.Limits.GasCapFactor = 100 }
 
 // createKey makes a key on plan and waits until the gateway knows it.
 func createKey(t *testing.T, s *service.Service, plan string) string {
@@ -86,7 +93,7 @@ func victimP99(t *testing.T, url string, n int) time.Duration {
 // call_timeout stops the EVM, and it gets only its share of the CPUs, so
 // another key's p99 stays within 3x its idle p99, both measured here.
 func TestExecutionAttack(t *testing.T) {
-	s := startGateway(t, nil)
+	s := startGateway(t, longLoops)
 	attacker := s.URL() + "/v3/" + createKey(t, s, keys.PlanCore)
 	victim := s.URL() + "/v3/" + s.GeneratedKey
 	const samples = 400
@@ -130,6 +137,11 @@ func TestExecutionAttack(t *testing.T) {
 	attacked := victimP99(t, victim, samples)
 	stop.Store(true)
 	wg.Wait()
+	// Idle again: on a machine busy with other work, the larger of the two
+	// idle figures is the fairer yardstick.
+	idleAfter := victimP99(t, victim, samples)
+	t.Logf("victim p99 idle before the attack %v, after it %v", idle, idleAfter)
+	idle = max(idle, idleAfter)
 	other.Range(func(k, _ any) bool { t.Errorf("attacker got %v", k); return true })
 	t.Logf("victim p99: idle %v, attacked %v (%.1fx); attacker: %d aborted at call_timeout, %d refused in flight, %d refused over rate, %d finished",
 		idle, attacked, float64(attacked)/float64(idle), aborted.Load(), inFlight.Load(), rate.Load(), ok.Load())
@@ -138,5 +150,59 @@ func TestExecutionAttack(t *testing.T) {
 	}
 	if attacked > 3*idle {
 		t.Fatalf("victim p99 %v under attack, over 3x its idle %v", attacked, idle)
+	}
+}
+
+// TestInFlightAcrossTransports: a key's calls in flight are counted over
+// HTTP and WebSocket together. With max_in_flight 1, a looping eth_call on
+// the key's WebSocket makes its HTTP requests answer 429 -32005 until the
+// call is stopped at the plan's call_timeout; then HTTP is served again.
+func TestInFlightAcrossTransports(t *testing.T) {
+	s := startGateway(t, func(c *config.Config) {
+		longLoops(c)
+		c.Plans["tiny"] = config.Plan{MaxInFlight: 1, CallTimeout: 2 * time.Second}
+	})
+	key := createKey(t, s, "tiny")
+	ws, _, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(loopingCall)); err != nil {
+		t.Fatal(err)
+	}
+	wsAnswer := make(chan string, 1)
+	go func() {
+		_ = ws.SetReadDeadline(time.Now().Add(time.Minute))
+		_, out, err := ws.ReadMessage()
+		if err != nil {
+			out = []byte(err.Error())
+		}
+		wsAnswer <- string(out)
+	}()
+	url := s.URL() + "/v3/" + key
+	blockNumber := `{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}`
+	refused := false
+	var answer string
+	for !refused {
+		select {
+		case answer = <-wsAnswer:
+			t.Fatalf("the WebSocket call ended (%s) before HTTP saw it in flight", answer)
+		default:
+		}
+		a, err := postRPC(url, blockNumber)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused = a.Status == http.StatusTooManyRequests && a.Error != nil && a.Error.Code == -32005 &&
+			a.Error.Message == "too many calls in flight for this project ID (limit 1): wait for answers before sending more"
+		time.Sleep(5 * time.Millisecond)
+	}
+	answer = <-wsAnswer
+	if !strings.Contains(answer, `"code":-32000,"message":"execution aborted (timeout = 2s)"`) {
+		t.Fatalf("the looping call answered %s", answer)
+	}
+	if a, err := postRPC(url, blockNumber); err != nil || a.Status != http.StatusOK || a.Error != nil {
+		t.Fatalf("after the call ended, HTTP answered %+v %v", a, err)
 	}
 }

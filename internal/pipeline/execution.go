@@ -2,10 +2,10 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -38,7 +38,10 @@ func executionLimits(next Handler) Handler {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		resp := next(cctx, c)
-		if resp.Err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		// The node may answer at the deadline a little before cctx's own
+		// timer fires (go-ethereum's "request timed out"): Expired looks
+		// at the clock.
+		if resp.Err != nil && ctx.Err() == nil && upstream.Expired(cctx) {
 			return jsonrpc.ErrorResponse(jsonrpc.NewError(jsonrpc.CodeServerError, fmt.Sprintf("execution aborted (timeout = %v)", timeout)))
 		}
 		return resp

@@ -64,6 +64,9 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 	next := 0 // the next entry of msgs to write
 	writeInvalid := func(upTo int) {
 		for ; next < upTo; next++ {
+			if !batch {
+				w.lead = msgs[next].Err
+			}
 			w.separate(next)
 			w.answer(msgs[next].Req.ID, jsonrpc.ErrorResponse(msgs[next].Err))
 		}
@@ -81,9 +84,7 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		next = at[i] + 1
 		return w.err
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, emit)
-	cancel()
 	if w.err == nil {
 		writeInvalid(len(msgs))
 		if batch {

@@ -14,7 +14,10 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternal       = -32603
-	CodeLimitExceeded  = -32005
+	// CodeServerError is go-ethereum's code for a method's own failures
+	// (an execution aborted at its time limit among them).
+	CodeServerError   = -32000
+	CodeLimitExceeded = -32005
 	// CodeResponseTooLarge is go-ethereum's code for the calls of a batch
 	// left unanswered once its answers passed the response size limit
 	// (go-ethereum keeps it unexported, in rpc/errors.go).

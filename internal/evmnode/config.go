@@ -23,6 +23,9 @@ type Config struct {
 	// HTTPAddr, when set, also serves plain JSON-RPC over HTTP and
 	// WebSocket on this address (host:port), as `nodegate node` does.
 	HTTPAddr string
+	// CallTimeout is the node's own limit on one eth_call or
+	// eth_estimateGas (go-ethereum's RPCEVMTimeout); 0 keeps its 5s.
+	CallTimeout time.Duration
 	// MaxConcurrent bounds the calls Node.Do serves at once; 0 means
 	// DefaultMaxConcurrent.
 	MaxConcurrent int

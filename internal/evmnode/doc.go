@@ -2,7 +2,9 @@
 // with funded accounts, a block per transaction or per period) or a chain
 // imported from genesis.json + chain.rlp (+ headfcu.json). It exposes the
 // node's JSON-RPC server as raw bytes in, raw bytes out, and can also serve
-// it over plain HTTP/WebSocket for `nodegate node`.
+// it over plain HTTP/WebSocket for `nodegate node`. Node.Do serves a bounded
+// number of calls at once (call.go), and the node's eth_call time limit is
+// configurable (Config.CallTimeout).
 //
 // It owns the node's lifecycle only; it knows nothing about keys, plans or
 // the gateway pipeline.

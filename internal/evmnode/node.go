@@ -112,6 +112,9 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	ec.StateScheme = rawdb.HashScheme
 	ec.TransactionHistory = 0 // index every transaction
 	ec.RPCGasCap = n.gasCap
+	if cfg.CallTimeout > 0 {
+		ec.RPCEVMTimeout = cfg.CallTimeout
+	}
 	// The dev chain keeps its genesis gas limit (go-ethereum's miner would
 	// raise it towards its own ceiling), so that the node's cap stays the
 	// gateway's: the factor times the head block's gas limit.

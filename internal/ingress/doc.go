@@ -3,7 +3,10 @@
 // queue and keepalive limits), TLS certificates (tls.go), the body and batch
 // limits, auth failures (decided before the body is parsed or the socket
 // upgraded) and writing responses. Both transports turn bytes into pipeline
-// calls and answers back into bytes through one function (serve.go).
+// calls and answers back into bytes through one function (serve.go), which
+// also holds a key's calls in flight to its plan (inflight.go) and writes
+// each answer as it is ready (answer.go; HTTP streams large answers, every
+// write within Limits.WriteTimeout).
 //
 // It must not decide anything about methods or upstreams: that is the pipeline's.
 package ingress

@@ -34,6 +34,8 @@ type Server struct {
 	ws       wsRegistry
 	// answering counts the HTTP requests being served (see OpenRequests).
 	answering atomic.Int64
+	// inFlight counts each key's calls in flight (max_in_flight).
+	inFlight inFlight
 }
 
 // OpenRequests is how many HTTP JSON-RPC requests are being answered.

@@ -42,6 +42,13 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		calls = append(calls, c)
 		at = append(at, i)
 	}
+	// The calls this request may run at once: what its key has free.
+	parallelism, release := s.inFlight.take(key, min(len(calls), s.Pipeline.BatchParallelism()))
+	if len(calls) > 0 && parallelism == 0 {
+		w.whole(errTooManyInFlight(key.Plan.MaxInFlight))
+		return
+	}
+	defer release()
 	if s.Metering != nil {
 		if refused := s.Metering.Admit(ctx, key, network, calls, len(msgs)-len(calls)); refused != nil {
 			w.whole(refused)
@@ -57,6 +64,9 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 	next := 0 // the next entry of msgs to write
 	writeInvalid := func(upTo int) {
 		for ; next < upTo; next++ {
+			if !batch {
+				w.lead = msgs[next].Err
+			}
 			w.separate(next)
 			w.answer(msgs[next].Req.ID, jsonrpc.ErrorResponse(msgs[next].Err))
 		}
@@ -74,9 +84,7 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		next = at[i] + 1
 		return w.err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key)}, emit)
-	cancel()
+	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, emit)
 	if w.err == nil {
 		writeInvalid(len(msgs))
 		if batch {

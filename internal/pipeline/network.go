@@ -36,10 +36,15 @@ type Network struct {
 	// Subs serves eth_subscribe for WebSocket clients (nil: the network's
 	// nodes cannot push, and eth_subscribe says so).
 	Subs *subs.Hub
+	// ExecutionShare, when positive, is how many eth_call/eth_estimateGas
+	// one key may run at once: set where they run on this process's CPUs
+	// (the embedded node), so that one key cannot take them all.
+	ExecutionShare int
 
 	once sync.Once
 	// coalesce shares identical reads in flight at once (route.go).
 	coalesce coalesce.Group
+	shares   sync.Map // key id → chan struct{} of ExecutionShare turns
 }
 
 // GasLimiter knows the gas limit of a network's head block; 0 when unknown.

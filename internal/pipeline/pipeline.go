@@ -47,3 +47,6 @@ func Build(opts Options) *Pipeline {
 func (p *Pipeline) Serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	return p.handler(ctx, c)
 }
+
+// BatchParallelism is how many calls of one batch run at once at most.
+func (p *Pipeline) BatchParallelism() int { return p.batchParallelism }

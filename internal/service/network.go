@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
@@ -51,6 +52,10 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 	}
 	if family == methods.FamilyEVM {
 		n.Limits, n.Head = limits.FromConfig(s.Config.Limits), upstream.NewHead(pool, time.Second)
+		if servesEmbedded(nc) {
+			// eth_call runs on this process's CPUs: one key gets half.
+			n.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
+		}
 		if s.Node != nil && n.ChainID == 0 {
 			n.ChainID = s.Node.ChainID()
 		}
@@ -73,6 +78,26 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 	return n, nil
 }
 
+// servesEmbedded reports whether the embedded node is one of nc's upstreams.
+func servesEmbedded(nc config.Network) bool {
+	for _, uc := range nc.Upstreams {
+		if uc.URL == config.EmbeddedURL {
+			return true
+		}
+	}
+	return false
+}
+
+// longestCallTimeout is the most generous plan's call_timeout: the
+// embedded node's own limit, under which each plan's applies.
+func (s *Service) longestCallTimeout() time.Duration {
+	var longest time.Duration
+	for _, p := range s.Config.KeyPlans() {
+		longest = max(longest, p.ExecutionTimeout())
+	}
+	return longest
+}
+
 func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstream.Upstream, error) {
 	if uc.URL != config.EmbeddedURL {
 		u, err := newUpstream(uc.URL)
@@ -83,7 +108,7 @@ func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstrea
 	}
 	if s.Node == nil {
 		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime,
-			GasCapFactor: limits.FromConfig(s.Config.Limits).MaxGasCapFactor()})
+			GasCapFactor: limits.FromConfig(s.Config.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/telemetry"
+	"github.com/nodegate/nodegate/internal/tracing"
 )
 
 // Service is a running nodegate.
@@ -65,6 +66,7 @@ type Service struct {
 	metricsListener net.Listener
 	metricsHTTP     *http.Server
 	accessOut       *logging.Buffered
+	tracing         *tracing.Tracing
 	// listeners[0] is the main listener; then one per network that has its own.
 	listeners []*listener
 }

@@ -25,8 +25,8 @@ func keysCLI(t *testing.T, dataDir string, args ...string) string {
 	return out.String()
 }
 
-// createKey makes a team key with the CLI and returns its id and plain key.
-func createKey(t *testing.T, dataDir string, args ...string) (id, key string) {
+// createKeyCLI makes a team key with the CLI and returns its id and plain key.
+func createKeyCLI(t *testing.T, dataDir string, args ...string) (id, key string) {
 	t.Helper()
 	var c struct{ ID, Key string }
 	out := keysCLI(t, dataDir, append([]string{"create", "--plan", "team", "--json"}, args...)...)
@@ -85,7 +85,7 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 	dir := s.Config.DataDir
 
 	t.Run("method allowlist applies to the next message", func(t *testing.T) {
-		id, key := createKey(t, dir)
+		id, key := createKeyCLI(t, dir)
 		c := dialKey(t, s, key, nil)
 		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`); !strings.Contains(got, `"result"`) {
 			t.Fatalf("before the change: %s", got)
@@ -108,7 +108,7 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 	})
 
 	t.Run("revoked key closes the socket and ends its subscriptions", func(t *testing.T) {
-		id, key := createKey(t, dir)
+		id, key := createKeyCLI(t, dir)
 		c := dialKey(t, s, key, nil)
 		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`); !strings.Contains(got, `"result":"0x`) {
 			t.Fatalf("subscribe: %s", got)
@@ -136,7 +136,7 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 	})
 
 	t.Run("origin no longer allowed closes the socket", func(t *testing.T) {
-		id, key := createKey(t, dir, "--origin", "https://a.example")
+		id, key := createKeyCLI(t, dir, "--origin", "https://a.example")
 		c := dialKey(t, s, key, http.Header{"Origin": {"https://a.example"}})
 		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`); !strings.Contains(got, `"result"`) {
 			t.Fatalf("before the change: %s", got)
@@ -181,7 +181,7 @@ func TestWebSocketConnectionsPerKey(t *testing.T) {
 		t.Fatalf("HTTP %d %s %+v, want 429 -32005 %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
 	}
 
-	_, other := createKey(t, s.Config.DataDir)
+	_, other := createKeyCLI(t, s.Config.DataDir)
 	for range limit {
 		c := dialKey(t, s, other, nil)
 		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`); !strings.Contains(got, `"result"`) {

@@ -19,8 +19,27 @@ type Observer interface {
 }
 
 // stageName is the name of a stage's function ("methodRules"), so that
-// stages need no name of their own.
+// stages need no name of their own; a stage made by a function
+// ("limitsStage(cfg)") is named after that function.
 func stageName(s Stage) string {
 	name := runtime.FuncForPC(reflect.ValueOf(s).Pointer()).Name()
-	return name[strings.LastIndexByte(name, '.')+1:]
+	parts := strings.Split(name[strings.LastIndexByte(name, '/')+1:], ".")
+	for len(parts) > 1 && isClosure(parts[len(parts)-1]) {
+		parts = parts[:len(parts)-1]
+	}
+	return parts[len(parts)-1]
+}
+
+// isClosure matches the compiler's names of function literals ("func1", "1").
+func isClosure(s string) bool {
+	s = strings.TrimPrefix(s, "func")
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

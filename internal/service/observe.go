@@ -14,6 +14,7 @@ import (
 	"github.com/nodegate/nodegate/internal/logging"
 	"github.com/nodegate/nodegate/internal/observe"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/tracing"
 )
 
 // startObserve makes the service's observer (metrics always; the access
@@ -33,6 +34,15 @@ func (s *Service) startObserve() error {
 			return fmt.Errorf("access log: %w", err)
 		}
 		opts.AccessLog = l
+	}
+	tr, err := tracing.FromEnv(context.Background(), "")
+	if err != nil {
+		return fmt.Errorf("traces: %w", err)
+	}
+	if tr != nil {
+		s.tracing = tr
+		opts.Tracer, opts.Propagator = tr.Tracer, tr.Propagator
+		slog.Info("traces exported with OTLP over HTTP (OTEL_* environment)")
 	}
 	s.observer = observe.New(opts)
 	s.Metrics.Register(&observe.Live{
@@ -114,6 +124,9 @@ func (s *Service) closeObserve(ctx context.Context) error {
 	}
 	if s.accessOut != nil {
 		errs = append(errs, s.accessOut.Close())
+	}
+	if s.tracing != nil {
+		errs = append(errs, s.tracing.Shutdown(ctx))
 	}
 	return errors.Join(errs...)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/telemetry"
+	"github.com/nodegate/nodegate/internal/tracing"
 )
 
 // Service is a running nodegate.
@@ -68,6 +69,7 @@ type Service struct {
 	metricsListener net.Listener
 	metricsHTTP     *http.Server
 	accessOut       *logging.Buffered
+	tracing         *tracing.Tracing
 
 	closeOnce sync.Once
 	closeErr  error

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
@@ -36,6 +37,8 @@ type Network struct {
 	// Subs serves eth_subscribe for WebSocket clients (nil: the network's
 	// nodes cannot push, and eth_subscribe says so).
 	Subs *subs.Hub
+	// Cache keeps answers that can no longer change (nil: no cache).
+	Cache *cache.Cache
 
 	once sync.Once
 	// coalesce shares identical reads in flight at once (route.go).

@@ -16,13 +16,13 @@ type Member struct {
 	// (DefaultBatchSize when not configured; 1: the member takes no batches).
 	BatchSize int
 
-	head     atomic.Uint64
+	head atomic.Uint64
 	// finalized is the member's finalized block number; finalizedAt the
 	// head at which it was last asked.
 	finalized   atomic.Uint64
 	finalizedAt atomic.Uint64
-	healthy  atomic.Bool
-	inflight atomic.Int64
+	healthy     atomic.Bool
+	inflight    atomic.Int64
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
 

@@ -23,6 +23,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runLoad(args, stdout, stderr)
 	case "static":
 		return runStatic(args, stdout, stderr)
+	case "passthrough":
+		return runPassthrough(args, stdout, stderr)
 	case "seed":
 		return runSeed(args, stdout, stderr)
 	case "help", "-h", "--help":
@@ -41,6 +43,7 @@ func usage(w io.Writer) {
 Usage:
   nodegate-bench run --url URL [--compare URL2] [flags]   drive load; print req/s, latency, errors, CPU per call
   nodegate-bench static [--listen ADDR]                  serve a static JSON-RPC upstream with fixed answers
+  nodegate-bench passthrough --upstream URL [--listen ADDR]  a bare net/http pass-through (the CPU yardstick)
   nodegate-bench seed --url URL [flags]                  send transfers and deploy a view contract on a dev chain
 
 Run 'nodegate-bench COMMAND --help' for the flags of a command.

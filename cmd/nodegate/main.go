@@ -5,12 +5,17 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
+	"github.com/nodegate/nodegate/internal/evmnode"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	evmnode.SetLogging(slog.LevelError) // go-ethereum's logs from error level up; nodegate's own at info
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // run dispatches a subcommand; serve is the default.
 func run(args []string, stdout, stderr io.Writer) int {

@@ -3,11 +3,13 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -33,7 +35,18 @@ var staticResults = map[string]jsonrpc.Response{
 	"eth_blockNumber":                         {Result: []byte(`"0x5daf3b"`)},
 	"eth_chainId":                             {Result: []byte(`"0x539"`)},
 	"net_version":                             {Result: []byte(`"1337"`)},
+	// Every tag names the same block, the head, which is final: so that a
+	// gateway can know what is final (the transaction above is in it).
+	"eth_getBlockByNumber": {Result: []byte(staticBlock)},
 }
+
+// staticBlock is the head block (also the finalized one), without transactions.
+const staticBlock = `{"number":"0x5daf3b","hash":"0x1d59ff54b1eb26b013ce3cb5fc9dab3705b415a67127a003c3e61eb445bb8df2","parentHash":"0x0000000000000000000000000000000000000000000000000000000000000001","gasLimit":"0x1c9c380","gasUsed":"0x5208","timestamp":"0x6553f100","baseFeePerGas":"0x7","transactions":[]}`
+
+// StaticCounts are what the static upstream has served: HTTP requests and
+// the calls in them (a batch counts its calls), for upstream-calls-per-client-call
+// figures (GET /stats).
+var staticRequests, staticCalls atomic.Int64
 
 // StaticMaxBody bounds a request body the static upstream reads.
 const StaticMaxBody = 16 << 20
@@ -48,6 +61,11 @@ func StaticHandler() http.Handler {
 var staticBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
 
 func serveStatic(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/stats" {
+		w.Header()["Content-Type"] = jsonType
+		fmt.Fprintf(w, `{"requests":%d,"calls":%d}`+"\n", staticRequests.Load(), staticCalls.Load())
+		return
+	}
 	if r.Method != http.MethodPost {
 		http.Error(w, "POST only", http.StatusMethodNotAllowed)
 		return
@@ -74,6 +92,8 @@ func AnswerStatic(buf, body []byte) []byte {
 	if perr != nil {
 		return jsonrpc.AppendResponse(buf, jsonrpc.NullID(), jsonrpc.ErrorResponse(perr))
 	}
+	staticRequests.Add(1)
+	staticCalls.Add(int64(len(msgs)))
 	if batch {
 		buf = append(buf, '[')
 	}

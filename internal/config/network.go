@@ -38,7 +38,26 @@ type Network struct {
 	// (default: SPEC.md's eth_getTransactionByBlockHashAndIndex,
 	// eth_getTransactionReceipt, eth_call).
 	FailoverMethods []string `yaml:"failover_methods"`
+	// Cache keeps answers that can no longer change (docs/cache.md).
+	Cache Cache `yaml:"cache"`
 }
+
+// Cache configures a network's cache of final answers.
+type Cache struct {
+	// Enabled turns the cache on or off (default on for EVM networks).
+	Enabled *bool `yaml:"enabled"`
+	// MaxBytes is the memory budget (default 64 MB).
+	MaxBytes int64 `yaml:"max_bytes"`
+	// Methods limits caching to these methods (default: every cacheable one).
+	Methods []string `yaml:"methods"`
+	// RedisURL, when set, adds a Redis cache shared by a fleet.
+	RedisURL string `yaml:"redis_url"`
+	// RedisTTL is how long an entry lives in Redis (default 24h).
+	RedisTTL time.Duration `yaml:"redis_ttl"`
+}
+
+// On reports whether the cache is enabled (default: yes).
+func (c Cache) On() bool { return c.Enabled == nil || *c.Enabled }
 
 // Starknet configures the rollup family on one network.
 type Starknet struct {
@@ -185,6 +204,14 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 	for i, pt := range n.Partners {
 		if !httpURL(pt.URL) {
 			bad(fmt.Sprintf("%s.partners[%d].url", path, i), "want an http(s):// URL, got %q", redactURL(pt.URL))
+		}
+	}
+	if n.Cache.MaxBytes < 0 || n.Cache.RedisTTL < 0 {
+		bad(path+".cache", "max_bytes and redis_ttl must not be negative")
+	}
+	if n.Cache.RedisURL != "" {
+		if u, err := url.Parse(n.Cache.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			bad(path+".cache.redis_url", "want redis://host:port/db or rediss://…")
 		}
 	}
 	if n.Pool.MaxAttempts < 0 || n.Pool.FailThreshold < 0 {

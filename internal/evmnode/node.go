@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/big"
 	"net"
 	"strconv"
@@ -230,6 +229,3 @@ func (n *Node) Close() error {
 	}
 	return errors.Join(err, n.stack.Close())
 }
-
-// go-ethereum's own logs are shown from error level up: its start-up warnings about p2p and snapshots do not apply to an in-memory node.
-func init() { setGethLogger(slog.LevelError) }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
@@ -40,6 +41,8 @@ type Network struct {
 	// one key may run at once: set where they run on this process's CPUs
 	// (the embedded node), so that one key cannot take them all.
 	ExecutionShare int
+	// Cache keeps answers that can no longer change (nil: no cache).
+	Cache *cache.Cache
 
 	once sync.Once
 	// coalesce shares identical reads in flight at once (route.go).

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -14,12 +16,36 @@ import (
 // bufPool recycles request buffers for upstream calls.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// route sends the call to the network's pool and returns its answer as raw
+// route answers from the network's cache of final answers when it can
+// (package cache); else it sends the call to the network's pool and returns its answer as raw
 // bytes; when the pool cannot answer, an eligible call of a plan that
 // allows it goes to a partner. A call of a client batch first waits for the
 // batch's other calls and goes with them as an upstream batch (collect.go);
 // what that batch did not answer is sent alone, here.
 func route(ctx context.Context, c *Call) *jsonrpc.Response {
+	n := c.Network
+	if !n.Cache.Caches(c.Req.Method) {
+		return forward(ctx, c)
+	}
+	finalized := n.pool().Finalized()
+	if !cache.Before(c.Req.Method, c.Req.Params, finalized) {
+		return forward(ctx, c)
+	}
+	var kb [256]byte
+	key := cache.Key(kb[:0], c.Req.Method, c.Req.Params)
+	if v, ok := n.Cache.Get(ctx, key); ok {
+		return &jsonrpc.Response{Result: v}
+	}
+	resp := forward(ctx, c)
+	if c.ForwardedTo == "" && cache.After(c.Req.Method, resp, finalized) {
+		n.Cache.Set(ctx, key, bytes.Clone(resp.Result))
+	}
+	return resp
+}
+
+// forward sends the call upstream: with its batch, shared with identical
+// reads in flight, or alone.
+func forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	var failed *upstream.Member
 	t, _ := ctx.Value(tokenKey{}).(*token)
 	if t != nil {

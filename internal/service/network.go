@@ -7,12 +7,15 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/redis/go-redis/v9"
 )
 
 // buildNetwork makes a network's pool (starting the embedded node when it
@@ -45,6 +48,7 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		}
 		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: batch})
 	}
+	pcfg.TrackFinalized = family == methods.FamilyEVM && nc.Cache.On() // the cache keeps only what is final
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
 		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table,
@@ -55,6 +59,13 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		if servesEmbedded(nc) {
 			// eth_call runs on this process's CPUs: one key gets half.
 			n.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
+		}
+		if nc.Cache.On() {
+			c, err := s.newCache(nc)
+			if err != nil {
+				return nil, fmt.Errorf("network %s: %w", nc.Name, err)
+			}
+			n.Cache = c
 		}
 		if s.Node != nil && n.ChainID == 0 {
 			n.ChainID = s.Node.ChainID()
@@ -173,4 +184,21 @@ func (n named) Name() string {
 		return n.name
 	}
 	return n.Upstream.Name()
+}
+
+// newCache makes a network's cache of final answers (docs/cache.md).
+func (s *Service) newCache(nc config.Network) (*cache.Cache, error) {
+	if s.cacheMetrics == nil {
+		s.cacheMetrics = telemetry.NewCacheMetrics(s.Metrics)
+	}
+	opts := cache.Options{MaxBytes: nc.Cache.MaxBytes, Methods: nc.Cache.Methods, RedisTTL: nc.Cache.RedisTTL,
+		Stats: s.cacheMetrics.For(nc.Name), RedisPrefix: "nodegate:cache:" + nc.Name + ":"}
+	if nc.Cache.RedisURL != "" {
+		ro, err := redis.ParseURL(nc.Cache.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("cache redis_url: %w", err)
+		}
+		opts.Redis = redis.NewClient(ro)
+	}
+	return cache.New(opts)
 }

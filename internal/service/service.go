@@ -50,6 +50,8 @@ type Service struct {
 	Limiter *ratelimit.Limiter
 	Meter   *ratelimit.Meter
 	Usage   *ratelimit.Usage
+	// cacheMetrics are the networks' answer caches' metrics (network.go).
+	cacheMetrics *telemetry.CacheMetrics
 
 	// SelfSignedPEM and SelfSignedPath hold the generated certificate
 	// (tls.self_signed), for clients to trust.

@@ -74,6 +74,14 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		return
 	}
 	m.head.Store(n)
+	if p.cfg.TrackFinalized && m.finalizedAt.Load() != n {
+		if f, err := p.finalizedOf(pctx, m); err == nil {
+			m.finalized.Store(f)
+			m.finalizedAt.Store(n)
+		} else {
+			slog.Debug("finalized block unknown", "pool", p.id, "upstream", m.Name(), "err", err)
+		}
+	}
 	if !m.Healthy() {
 		m.recover()
 		slog.Info("upstream back in service", "pool", p.id, "upstream", m.Name(), "head", n)
@@ -99,6 +107,30 @@ func (p *Pool) headOf(ctx context.Context, m *Member) (uint64, error) {
 		return 0, &Error{Upstream: m.Name(), Err: err}
 	}
 	return n, nil
+}
+
+var finalizedRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["finalized",false]}`)
+
+// finalizedOf asks m for its finalized block's number.
+func (p *Pool) finalizedOf(ctx context.Context, m *Member) (uint64, error) {
+	out, err := m.Upstream.Do(ctx, finalizedRequest)
+	if err != nil {
+		return 0, err
+	}
+	_, resp, err := jsonrpc.DecodeResponse(out)
+	if err != nil {
+		return 0, fmt.Errorf("finalized block: %w", err)
+	}
+	if resp.Err != nil {
+		return 0, fmt.Errorf("finalized block: %w", resp.Err)
+	}
+	var b struct {
+		Number *hexutil.Uint64 `json:"number"`
+	}
+	if err := json.Unmarshal(resp.Result, &b); err != nil || b.Number == nil {
+		return 0, fmt.Errorf("finalized block: no number in %.100s", resp.Result)
+	}
+	return uint64(*b.Number), nil
 }
 
 // ParseBlockNumber reads a block number given as a hex quantity string

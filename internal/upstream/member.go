@@ -16,9 +16,13 @@ type Member struct {
 	// (DefaultBatchSize when not configured; 1: the member takes no batches).
 	BatchSize int
 
-	head     atomic.Uint64
-	healthy  atomic.Bool
-	inflight atomic.Int64
+	head atomic.Uint64
+	// finalized is the member's finalized block number; finalizedAt the
+	// head at which it was last asked.
+	finalized   atomic.Uint64
+	finalizedAt atomic.Uint64
+	healthy     atomic.Bool
+	inflight    atomic.Int64
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
 
@@ -49,17 +53,6 @@ func (m *Member) Healthy() bool { return m.healthy.Load() }
 
 // Head is the last block number the member reported.
 func (m *Member) Head() uint64 { return m.head.Load() }
-
-// setHead raises the member's head (heads never go backwards here: a reorg
-// to a lower number shows up as the next higher block soon enough).
-func (m *Member) setHead(n uint64) {
-	for {
-		cur := m.head.Load()
-		if n <= cur || m.head.CompareAndSwap(cur, n) {
-			return
-		}
-	}
-}
 
 // observe records a successful exchange.
 func (m *Member) observe(d time.Duration) {

@@ -38,6 +38,10 @@ type PoolConfig struct {
 	// HeadMethod is the method that returns the head's number
 	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
 	HeadMethod string
+	// TrackFinalized asks each member for its finalized block number
+	// (eth_getBlockByNumber("finalized")) whenever its head moved, so that
+	// answers that can no longer change are known (EVM networks).
+	TrackFinalized bool
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -116,6 +120,19 @@ func (p *Pool) Batches() bool {
 		}
 	}
 	return false
+}
+
+// Finalized is the highest finalized block number a healthy member
+// reported (0 while unknown, or when not tracked). Blocks at or below it
+// can no longer change.
+func (p *Pool) Finalized() uint64 {
+	var best uint64
+	for _, m := range p.members {
+		if m.Healthy() && m.finalized.Load() > best {
+			best = m.finalized.Load()
+		}
+	}
+	return best
 }
 
 // Members are the pool's members.

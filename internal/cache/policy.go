@@ -1,0 +1,157 @@
+package cache
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// check says how a method's answers are judged.
+type check uint8
+
+const (
+	// atBlockParam: the params name a block by number (hex), which must be at
+	// or below finalized; any non-null answer is then final.
+	atBlockParam check = iota + 1
+	// answerInBlock: the answer names its block ("blockNumber" or, for a
+	// block, "number"), which must be at or below finalized.
+	answerInBlock
+	// logsRange: an eth_getLogs filter whose fromBlock and toBlock are both
+	// numbers at or below finalized.
+	logsRange
+)
+
+type methodPolicy struct {
+	check check
+	param int    // atBlockParam: position of the block param
+	field string // answerInBlock: the answer's block number field
+}
+
+// policies are the methods whose answers may be cached, and how. Tags
+// ("latest", "safe", even "finalized") are never cached: only numbers.
+var policies = map[string]methodPolicy{
+	"eth_getTransactionByHash":                {check: answerInBlock, field: "blockNumber"},
+	"eth_getTransactionReceipt":               {check: answerInBlock, field: "blockNumber"},
+	"eth_getBlockByHash":                      {check: answerInBlock, field: "number"},
+	"eth_getTransactionByBlockHashAndIndex":   {check: answerInBlock, field: "blockNumber"},
+	"eth_getTransactionByBlockNumberAndIndex": {check: atBlockParam, param: 0},
+	"eth_getUncleByBlockNumberAndIndex":       {check: atBlockParam, param: 0},
+	"eth_getBlockByNumber":                    {check: atBlockParam, param: 0},
+	"eth_getBlockTransactionCountByNumber":    {check: atBlockParam, param: 0},
+	"eth_getBlockReceipts":                    {check: atBlockParam, param: 0},
+	"eth_getStorageAt":                        {check: atBlockParam, param: 2},
+	"eth_call":                                {check: atBlockParam, param: 1},
+	"eth_getBalance":                          {check: atBlockParam, param: 1},
+	"eth_getCode":                             {check: atBlockParam, param: 1},
+	"eth_getTransactionCount":                 {check: atBlockParam, param: 1},
+	"eth_getLogs":                             {check: logsRange},
+}
+
+// Methods are the methods the cache can keep (the default list).
+func Methods() []string {
+	out := make([]string, 0, len(policies))
+	for m := range policies {
+		out = append(out, m)
+	}
+	return out
+}
+
+// Known reports whether method is one the cache can keep.
+func Known(method string) bool {
+	_, ok := policies[method]
+	return ok
+}
+
+// Before reports whether a call may have a final answer at all, judging
+// its params against the finalized block number: when it returns false
+// the cache is neither read nor written for the call.
+func Before(method string, params []byte, finalized uint64) bool {
+	pol, ok := policies[method]
+	if !ok || finalized == 0 {
+		return false
+	}
+	switch pol.check {
+	case atBlockParam:
+		n, ok := blockParam(params, pol.param)
+		return ok && n <= finalized
+	case logsRange:
+		return logsFinal(params, finalized)
+	default:
+		return true // judged on the answer
+	}
+}
+
+// After reports whether an answer may be kept: never errors, never null,
+// and for answers that name their block, a block at or below finalized.
+func After(method string, resp *jsonrpc.Response, finalized uint64) bool {
+	if resp == nil || resp.Err != nil || len(resp.Result) == 0 || string(resp.Result) == "null" {
+		return false
+	}
+	pol := policies[method]
+	if pol.check != answerInBlock {
+		return true
+	}
+	var n uint64
+	found := false
+	_ = jsonrpc.Fields(resp.Result, func(key, value []byte) bool {
+		if string(key) != pol.field { // raw key: an escaped spelling does not count
+			return true
+		}
+		n, found = quantity(value)
+		return false
+	})
+	return found && n <= finalized
+}
+
+// blockParam reads the block number at position i: only a hex number
+// counts (a tag, a hash or an object does not).
+func blockParam(params []byte, i int) (uint64, bool) {
+	var (
+		n     uint64
+		found bool
+		k     int
+	)
+	err := jsonrpc.Elements(params, func(elem []byte) bool {
+		if k == i {
+			n, found = quantity(elem)
+			return false
+		}
+		k++
+		return true
+	})
+	return n, err == nil && found
+}
+
+// logsFinal: a filter with numeric fromBlock and toBlock, both final.
+func logsFinal(params []byte, finalized uint64) bool {
+	var filter []byte
+	if err := jsonrpc.Elements(params, func(elem []byte) bool { filter = elem; return false }); err != nil || filter == nil {
+		return false
+	}
+	var from, to uint64
+	var haveFrom, haveTo, other bool
+	err := jsonrpc.Fields(filter, func(key, value []byte) bool {
+		switch string(key) {
+		case "fromBlock":
+			from, haveFrom = quantity(value)
+		case "toBlock":
+			to, haveTo = quantity(value)
+		case "blockHash":
+			other = true
+		}
+		return true
+	})
+	return err == nil && !other && haveFrom && haveTo && from <= to && to <= finalized
+}
+
+// quantity reads a JSON string holding a hex quantity ("0x1f").
+func quantity(raw []byte) (uint64, bool) {
+	var s string
+	if len(raw) < 3 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil || !strings.HasPrefix(s, "0x") {
+		return 0, false
+	}
+	n, err := hexutil.DecodeUint64(s)
+	return n, err == nil
+}

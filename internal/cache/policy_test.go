@@ -1,0 +1,64 @@
+package cache
+
+import (
+	"testing"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+func TestPolicy(t *testing.T) {
+	const fin = 100
+	cases := []struct {
+		name, method, params, result string
+		want                         bool
+	}{
+		{"tx in a final block", "eth_getTransactionByHash", `["0x01"]`, `{"blockNumber":"0x64","hash":"0x01"}`, true},
+		{"tx in a block after final", "eth_getTransactionByHash", `["0x01"]`, `{"blockNumber":"0x65"}`, false},
+		{"pending tx", "eth_getTransactionByHash", `["0x01"]`, `{"blockNumber":null}`, false},
+		{"unknown tx", "eth_getTransactionByHash", `["0x01"]`, `null`, false},
+		{"escaped key does not count", "eth_getTransactionReceipt", `["0x01"]`, `{"block\u004eumber":"0x1"}`, false},
+		{"block by hash, final", "eth_getBlockByHash", `["0x01",false]`, `{"number":"0x1"}`, true},
+		{"block by hash, not final", "eth_getBlockByHash", `["0x01",false]`, `{"number":"0x99"}`, false},
+		{"block by number, final", "eth_getBlockByNumber", `["0x64",false]`, `{"number":"0x64"}`, true},
+		{"block by number, not final", "eth_getBlockByNumber", `["0x65",false]`, `{"number":"0x65"}`, false},
+		{"latest", "eth_getBlockByNumber", `["latest",false]`, `{"number":"0x1"}`, false},
+		{"finalized tag", "eth_getBlockByNumber", `["finalized",false]`, `{"number":"0x1"}`, false},
+		{"call at a final number", "eth_call", `[{"to":"0x00000000000000000000000000000000000000aa"},"0x10"]`, `"0x"`, true},
+		{"call at latest", "eth_call", `[{"to":"0x00000000000000000000000000000000000000aa"},"latest"]`, `"0x"`, false},
+		{"call by block hash object", "eth_call", `[{},{"blockHash":"0x01"}]`, `"0x"`, false},
+		{"storage at a final number", "eth_getStorageAt", `["0x00000000000000000000000000000000000000aa","0x0","0x1"]`, `"0x00"`, true},
+		{"logs in a final range", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x64"}]`, `[]`, true},
+		{"logs to latest", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"latest"}]`, `[]`, false},
+		{"logs without toBlock", "eth_getLogs", `[{"fromBlock":"0x1"}]`, `[]`, false},
+		{"logs by block hash", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2","blockHash":"0x01"}]`, `[]`, false},
+		{"not a cacheable method", "eth_blockNumber", `[]`, `"0x1"`, false},
+		{"error answer", "eth_getBlockByNumber", `["0x1",false]`, "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := &jsonrpc.Response{Result: []byte(tc.result)}
+			if tc.result == "" {
+				resp = jsonrpc.ErrorResponse(jsonrpc.ErrInternal("x"))
+			}
+			got := Before(tc.method, []byte(tc.params), fin) && After(tc.method, resp, fin)
+			if got != tc.want {
+				t.Fatalf("cacheable = %v, want %v", got, tc.want)
+			}
+			if Before(tc.method, []byte(tc.params), 0) {
+				t.Fatal("cacheable while the finalized block is unknown")
+			}
+		})
+	}
+}
+
+func FuzzPolicy(f *testing.F) {
+	f.Add("eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2"}]`, `[]`)
+	f.Add("eth_call", `[{},"0x1"]`, `"0x"`)
+	f.Add("eth_getTransactionReceipt", `["0x01"]`, `{"blockNumber":"0x1"}`)
+	f.Fuzz(func(t *testing.T, method, params, result string) {
+		_ = Before(method, []byte(params), 50)
+		if Known(method) {
+			_ = After(method, &jsonrpc.Response{Result: []byte(result)}, 50)
+		}
+	})
+}

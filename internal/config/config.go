@@ -45,6 +45,10 @@ type Config struct {
 	WebSocket WebSocket `yaml:"websocket"`
 	// RateLimit configures where rate limits are kept (see ratelimit.go).
 	RateLimit RateLimit `yaml:"rate_limit"`
+	// Shutdown is the drain on SIGTERM/SIGINT (shutdown.go).
+	Shutdown Shutdown `yaml:"shutdown"`
+	// Log is the log level (log.go), reloaded on SIGHUP.
+	Log Log `yaml:"log"`
 	// Credits are method costs in credits, over the defaults of the
 	// method table (docs/ratelimit.md).
 	Credits map[string]int `yaml:"credits"`
@@ -96,6 +100,8 @@ func Defaults() Config {
 		KeyRefresh: 250 * time.Millisecond,
 		Plans:      defaultPlans(),
 		Admin:      Admin{Listen: "127.0.0.1:8546"},
+		Shutdown:   Shutdown{Timeout: 15 * time.Second},
+		Log:        Log{Level: "info"},
 	}
 }
 

@@ -63,6 +63,8 @@ func (c *Config) Validate() error {
 	c.TLS.validate(bad)
 	c.WebSocket.validate(bad)
 	c.validateRateLimit(bad)
+	c.Shutdown.validate(bad)
+	c.Log.validate(bad)
 	return errors.Join(errs...)
 }
 

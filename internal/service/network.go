@@ -16,7 +16,7 @@ import (
 
 // buildNetwork makes a network's pool (starting the embedded node when it
 // is one of the upstreams) and its partners.
-func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipeline.Network, error) {
+func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config.Network) (*pipeline.Network, error) {
 	family := methods.FamilyEVM
 	if nc.Family == string(methods.FamilyStarknet) {
 		family = methods.FamilyStarknet
@@ -33,12 +33,17 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 			u, err = s.makeStarknetUpstream(ctx, nc, uc, table)
 			pcfg.HeadMethod = "starknet_blockNumber"
 		} else {
-			u, err = s.makeUpstream(ctx, uc)
+			u, err = s.makeUpstream(ctx, cfg, uc)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
 		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority})
+	}
+	var check *chainCheck
+	if len(members) > 0 {
+		check = newChainCheck(nc, members[0].Upstream)
+		pcfg.Check = check.check
 	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
@@ -46,7 +51,7 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
 	}
 	if family == methods.FamilyEVM {
-		n.Limits, n.Head = limits.FromConfig(s.Config.Limits), upstream.NewHead(pool, time.Second)
+		n.Limits, n.Head = limits.FromConfig(cfg.Limits), upstream.NewHead(pool, time.Second)
 		if s.Node != nil && n.ChainID == 0 {
 			n.ChainID = s.Node.ChainID()
 		}
@@ -66,10 +71,16 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 	}
 	n.Subs = s.startSubs(nc)
 	s.watch(n)
+	if family == methods.FamilyEVM && n.ChainID == 0 && check != nil {
+		n.ChainID = check.chainID() // the first member's, checked at start
+	}
+	s.genMu.Lock()
+	s.built = append(s.built, n)
+	s.genMu.Unlock()
 	return n, nil
 }
 
-func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstream.Upstream, error) {
+func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config.Upstream) (upstream.Upstream, error) {
 	if uc.URL != config.EmbeddedURL {
 		u, err := newUpstream(uc.URL)
 		if err != nil {
@@ -78,8 +89,8 @@ func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstrea
 		return named{u, uc.Name}, nil
 	}
 	if s.Node == nil {
-		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime,
-			GasCapFactor: limits.FromConfig(s.Config.Limits).MaxGasCapFactor()})
+		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime,
+			GasCapFactor: limits.FromConfig(cfg.Limits).MaxGasCapFactor()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}

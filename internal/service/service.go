@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
@@ -42,10 +43,9 @@ type Service struct {
 	Networks []*pipeline.Network
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
-	// Limiter, Meter and Usage enforce rate limits and daily credits and
-	// keep usage records (internal/ratelimit).
+	// Limiter and Usage enforce rate limits and daily credits and keep
+	// usage records (internal/ratelimit); each generation has its Meter.
 	Limiter *ratelimit.Limiter
-	Meter   *ratelimit.Meter
 	Usage   *ratelimit.Usage
 
 	// SelfSignedPEM and SelfSignedPath hold the generated certificate
@@ -59,6 +59,19 @@ type Service struct {
 
 	adminListener net.Listener
 	adminHTTP     *http.Server
+	// gen is the current generation (generation.go); allIngress are the
+	// ingress servers of every generation, for their WebSockets.
+	gen        atomic.Pointer[generation]
+	genMu      sync.Mutex
+	allIngress []*ingress.Server
+	// built are the networks whose pools run (every generation's, until
+	// a reload retires them).
+	built []*pipeline.Network
+	// draining is set by Drain: /ready answers 503 from then on.
+	draining atomic.Bool
+	// reloadMu makes reloads one at a time.
+	reloadMu sync.Mutex
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -93,12 +106,13 @@ func (s *Service) start(ctx context.Context) error {
 		return err
 	}
 	for _, nc := range s.Config.EffectiveNetworks() {
-		n, err := s.buildNetwork(ctx, nc)
+		n, err := s.buildNetwork(ctx, s.Config, nc)
 		if err != nil {
 			return err
 		}
 		s.Networks = append(s.Networks, n)
 	}
+	s.publish(s.newGeneration(s.Config, s.Networks))
 	if err := s.listenAll(); err != nil {
 		return err
 	}
@@ -115,8 +129,9 @@ func (s *Service) Close(ctx context.Context) error {
 
 func (s *Service) close(ctx context.Context) error {
 	var errs []error
-	for _, l := range s.listeners {
-		l.ing.SetReady(false)
+	s.draining.Store(true)
+	for _, ing := range s.ingresses() {
+		ing.SetReady(false)
 	}
 	s.closeRealtime(ctx)
 	for _, l := range s.listeners {
@@ -131,16 +146,8 @@ func (s *Service) close(ctx context.Context) error {
 }
 
 func (s *Service) closeNetworks() {
-	for _, n := range s.Networks {
-		n.Pool.Close()
-		if n.Partners != nil {
-			n.Partners.Close()
-		}
-		for _, m := range n.Pool.Members() {
-			if c, ok := m.Upstream.(interface{ Close() }); ok {
-				c.Close() // ws(s):// upstreams hold a connection
-			}
-		}
+	for _, n := range s.allNetworks() {
+		closeNetwork(n)
 	}
 	if s.Node != nil {
 		if err := s.Node.Close(); err != nil {
@@ -150,6 +157,19 @@ func (s *Service) closeNetworks() {
 	if s.Devnet != nil {
 		if err := s.Devnet.Close(); err != nil {
 			slog.Warn("embedded devnet close", "err", err)
+		}
+	}
+}
+
+// closeNetwork stops a network's pools and closes its connections.
+func closeNetwork(n *pipeline.Network) {
+	n.Pool.Close()
+	if n.Partners != nil {
+		n.Partners.Close()
+	}
+	for _, m := range n.Pool.Members() {
+		if c, ok := m.Upstream.(interface{ Close() }); ok {
+			c.Close() // ws(s):// upstreams hold a connection
 		}
 	}
 }

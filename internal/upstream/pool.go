@@ -38,6 +38,11 @@ type PoolConfig struct {
 	// HeadMethod is the method that returns the head's number
 	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
 	HeadMethod string
+	// Check, when set, vets a member before it serves: at start and each
+	// time it comes back after being out (e.g. that it is on the
+	// network's chain). An error keeps the member out, never chosen, with
+	// the error as its reason, until a later check passes.
+	Check func(ctx context.Context, u Upstream) error
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -168,7 +173,7 @@ func (p *Pool) pickAmong(tried []bool, best uint64, healthy bool) *Member {
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
 	for i, m := range p.members {
-		if tried[i] || m.Healthy() != healthy || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
+		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
 			continue
 		}
 		switch {

@@ -54,6 +54,9 @@ func (r *replica) start() {
 		sc := bufio.NewScanner(stdout)
 		once := sync.Once{}
 		for sc.Scan() {
+			r.mu.Lock()
+			r.out.WriteString(sc.Text() + "\n")
+			r.mu.Unlock()
 			if strings.Contains(sc.Text(), "Ctrl-C stops nodegate") {
 				once.Do(func() { close(up) })
 			}
@@ -131,10 +134,11 @@ func needHAProxy(t *testing.T) string {
 	return p
 }
 
-func createKey(t *testing.T, dsn, plan string) string {
+// createKey makes a key with `nodegate keys create --config` of a replica.
+func createKey(t *testing.T, conf, plan string) string {
 	t.Helper()
 	var out, errOut strings.Builder
-	if code := keyscmd.Run([]string{"create", "--plan", plan, "--database-url", dsn}, &out, &errOut); code != 0 {
+	if code := keyscmd.Run([]string{"create", "--plan", plan, "--config", conf}, &out, &errOut); code != 0 {
 		t.Fatalf("keys create: %s", errOut.String())
 	}
 	for _, l := range strings.Split(out.String(), "\n") {
@@ -244,7 +248,7 @@ backend nodegate
 		t.Fatal(err)
 	}
 	defer func() { _ = hp.Process.Kill(); _ = hp.Wait() }()
-	loadKey := createKey(t, dsn, "team")
+	loadKey := createKey(t, replicas[0].conf, "team")
 	endpoint := "http://" + front + "/v3/" + loadKey
 	waitUntil(t, 30*time.Second, "HAProxy serves", func() bool {
 		code, _, _ := post(http.DefaultClient, endpoint, chainIDCall)
@@ -258,9 +262,11 @@ backend nodegate
 		ctx, cancel := context.WithCancel(context.Background())
 		res := make(chan *bench.Result, 1)
 		go func() {
-			r, err := bench.Run(ctx, bench.Config{URL: endpoint, Mix: mix, Concurrency: 8, Batch: 1, Duration: 10 * time.Minute, Timeout: 30 * time.Second})
+			r, err := bench.Run(ctx, bench.Config{URL: endpoint, Mix: mix, Concurrency: 8,
+				Target: bench.Target{CallTo: bench.DefaultCallTo, CallFrom: bench.DefaultCallFrom, CallData: bench.DefaultCallData}, Batch: 1, Duration: 10 * time.Minute, Timeout: 30 * time.Second})
 			if err != nil {
 				t.Error(err)
+				r = &bench.Result{}
 			}
 			res <- r
 		}()
@@ -270,7 +276,9 @@ backend nodegate
 		cancel()
 		return <-res
 	}
-	failed := func(r *bench.Result) int64 { return r.Errors.Transport + r.Errors.HTTP + r.Errors.Malformed + r.Errors.RPC }
+	failed := func(r *bench.Result) int64 {
+		return r.Errors.Transport + r.Errors.HTTP + r.Errors.Malformed + r.Errors.RPC
+	}
 
 	// 1. Rolling restart with SIGTERM: no failed call.
 	rolling := underLoad(func() {
@@ -296,7 +304,7 @@ backend nodegate
 	replicas[0].start()
 
 	// 3. A key revoked on one replica is refused by all within 1 s.
-	victim := createKey(t, dsn, "team")
+	victim := createKey(t, replicas[0].conf, "team")
 	for _, r := range replicas {
 		waitUntil(t, 5*time.Second, "new key known", func() bool {
 			code, _, _ := post(http.DefaultClient, "http://"+r.rpc+"/v3/"+victim, chainIDCall)
@@ -335,16 +343,20 @@ backend nodegate
 	}
 
 	// 4. One key's rate budget is the fleet's, within 5%.
-	metered := createKey(t, dsn, "metered")
+	metered := createKey(t, replicas[0].conf, "metered")
 	mURL := "http://" + front + "/v3/" + metered
-	waitUntil(t, 5*time.Second, "metered key known", func() bool {
-		code, _, _ := post(http.DefaultClient, mURL, chainIDCall)
-		return code == 200 || code == 429
-	})
+	for _, r := range replicas {
+		waitUntil(t, 5*time.Second, "metered key known", func() bool {
+			code, _, _ := post(http.DefaultClient, "http://"+r.rpc+"/v3/"+metered, chainIDCall)
+			return code == 200 || code == 429
+		})
+	}
 	var (
-		stamps []time.Time
-		other  atomic.Int64
-		stop   atomic.Bool
+		stamps     []time.Time
+		other      atomic.Int64
+		refused    atomic.Int64
+		stop       atomic.Bool
+		firstOther atomic.Value
 	)
 	var lwg sync.WaitGroup
 	var smu sync.Mutex
@@ -352,15 +364,17 @@ backend nodegate
 		lwg.Go(func() {
 			c := &http.Client{Timeout: 10 * time.Second}
 			for !stop.Load() {
-				code, _, err := post(c, mURL, chainIDCall)
+				code, body, err := post(c, mURL, chainIDCall)
 				switch {
 				case err == nil && code == 200:
 					smu.Lock()
 					stamps = append(stamps, time.Now())
 					smu.Unlock()
 				case err == nil && code == 429:
+					refused.Add(1)
 				default:
 					other.Add(1)
+					firstOther.CompareAndSwap(nil, fmt.Sprintf("%d %s %v", code, body, err))
 				}
 			}
 		})
@@ -379,9 +393,12 @@ backend nodegate
 	}
 	budget := budgetRate * to.Sub(from).Seconds() / chainIDCost
 	errPct := 100 * (float64(served) - budget) / budget
-	t.Logf("shared budget: %d calls served across the fleet in %.1f s, budget %.0f: error %+.1f%% (%d offered in all)", served, to.Sub(from).Seconds(), budget, errPct, len(stamps))
+	t.Logf("shared budget: %d calls served across the fleet in %.1f s, budget %.0f: error %+.1f%% (%d served, %d refused with 429 in all)", served, to.Sub(from).Seconds(), budget, errPct, len(stamps), refused.Load())
+	if refused.Load() < int64(budget) {
+		t.Errorf("the load was not far above the budget: %d refused", refused.Load())
+	}
 	if errPct > 5 || errPct < -5 || other.Load() != 0 {
-		t.Errorf("budget error %+.1f%% (want within 5%%), %d unexpected answers", errPct, other.Load())
+		t.Errorf("budget error %+.1f%% (want within 5%%), %d unexpected answers (first: %v)", errPct, other.Load(), firstOther.Load())
 	}
 	if t.Failed() {
 		for _, r := range replicas {

@@ -28,10 +28,10 @@ Flags:
 // serveFlags are the command-line settings of `nodegate serve`.
 type serveFlags struct {
 	configPath, listen, adminListen, chain, upstream, dataDir string
-	blockTime                                    time.Duration
-	apiKeys                                      stringList
-	tlsCert, tlsKey                              string
-	tlsSelfSigned                                bool
+	blockTime                                                 time.Duration
+	apiKeys                                                   stringList
+	tlsCert, tlsKey                                           string
+	tlsSelfSigned                                             bool
 	// set are the flags given on the command line.
 	set map[string]bool
 }

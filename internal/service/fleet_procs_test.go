@@ -3,8 +3,8 @@ package service
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -15,8 +15,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -162,7 +162,10 @@ shutdown: { drain_delay: 1500ms, timeout: 10s }
 	if code := runKeys([]string{"usage", keyID(p.key), "--data-dir", dir + "/data", "--json"}, &out, &errOut); code != 0 {
 		t.Fatalf("keys usage: %d %s", code, errOut.String())
 	}
-	var rows []struct{ Method string; Requests int64 }
+	var rows []struct {
+		Method   string
+		Requests int64
+	}
 	if err := json.Unmarshal([]byte(out.String()), &rows); err != nil {
 		t.Fatalf("usage %s: %v", out.String(), err)
 	}
@@ -178,7 +181,7 @@ shutdown: { drain_delay: 1500ms, timeout: 10s }
 // TestChainIDCheck: a member on another chain is kept out of service, with
 // the reason in /admin/upstreams, at start and after it reconnects.
 func TestChainIDCheck(t *testing.T) {
-	dev := startNode(t, "", "127.0.0.1:0")     // dev chain, chain id 1337
+	dev := startNode(t, "", "127.0.0.1:0")         // dev chain, chain id 1337
 	other := startNode(t, chainDir, "127.0.0.1:0") // the test chain, another chain id
 	cfg := testConfig(t)
 	cfg.Node.ChainDir = ""

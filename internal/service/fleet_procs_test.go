@@ -249,3 +249,20 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 func runKeys(args []string, stdout, stderr io.Writer) int { return keyscmd.Run(args, stdout, stderr) }
 
 func keyID(key string) string { return keys.IDOf(keys.HashOf(key)) }
+
+// TestReadyEmbeddedDefault: the embedded default (EVM dev chain and
+// Starknet devnet) is ready at start: both pass their chain-id check.
+func TestReadyEmbeddedDefault(t *testing.T) {
+	cfg := config.Ephemeral(t.TempDir())
+	s := start(t, cfg)
+	if code, st := ready(t, s.URL()); code != 200 || st.Status != "ready" {
+		t.Fatalf("embedded default: %d %+v", code, st)
+	}
+	for _, n := range s.Networks {
+		for _, m := range n.Pool.Status() {
+			if !m.Healthy {
+				t.Fatalf("%s/%s out: %s", n.Name, m.Name, m.LastError)
+			}
+		}
+	}
+}

@@ -19,7 +19,8 @@ import (
 // id (eth_chainId, starknet_chainId) must equal the network's chain_id or,
 // when that is unset, its first member's (or, while the first member has
 // not answered, the first member that did). It is the pool's Check, run
-// at start and whenever a member comes back.
+// at start and whenever a member comes back. A member that cannot answer
+// the chain-id method is let through (logged), not kept out.
 type chainCheck struct {
 	network string
 	method  string
@@ -45,7 +46,10 @@ func newChainCheck(nc config.Network, firstMember upstream.Upstream) *chainCheck
 func (c *chainCheck) check(ctx context.Context, u upstream.Upstream) error {
 	got, err := chainIDOf(ctx, u, c.method)
 	if err != nil {
-		return fmt.Errorf("chain id not known (%s): %w", c.method, err)
+		// A node that cannot say its chain id is not proven wrong: it
+		// serves, and is checked again when it next comes back.
+		slog.Warn("upstream chain id not known: not checked", "network", c.network, "upstream", u.Name(), "method", c.method, "err", err)
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -32,6 +32,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runNode(args, stdout, stderr)
 	case "keys":
 		return keyscmd.Run(args, stdout, stderr)
+	case "health":
+		return runHealth(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "nodegate", Version())
 		return 0
@@ -53,6 +55,7 @@ Usage:
   nodegate node [flags]      run only the embedded node, plain JSON-RPC over HTTP and WebSocket
   nodegate keys COMMAND      manage API keys: create, list, show, update, revoke, usage
                              ('nodegate keys --help'; docs/keys.md)
+  nodegate health URL        exit 0 when GET URL answers 200 (container health checks)
   nodegate version           print the version
   nodegate help              this text
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -19,5 +21,23 @@ func TestHelpListsCommands(t *testing.T) {
 				t.Fatalf("%s: %q missing from\n%s", arg, want, out.String())
 			}
 		}
+	}
+}
+
+// TestHealthCommand: exit 0 on a 200, 1 on a 503 or no answer.
+func TestHealthCommand(t *testing.T) {
+	code := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	if got := run([]string{"health", srv.URL + "/ready"}, &out, &errOut); got != 0 {
+		t.Fatalf("200: exit %d", got)
+	}
+	code = http.StatusServiceUnavailable
+	if got := run([]string{"health", srv.URL + "/ready"}, &out, &errOut); got != 1 {
+		t.Fatalf("503: exit %d", got)
+	}
+	if got := run([]string{"health", "http://127.0.0.1:1/health"}, &out, &errOut); got != 1 {
+		t.Fatalf("no server: exit %d", got)
 	}
 }

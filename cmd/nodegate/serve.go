@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -146,8 +147,22 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "nodegate:", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// SIGHUP is caught from the start: its default action ends the process.
+	// A stop signal during start abandons it.
+	caught := make(chan os.Signal, 4)
+	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(caught)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 4)
+	go func() {
+		for sig := range caught {
+			if sig != syscall.SIGHUP {
+				cancel()
+			}
+			sigs <- sig
+		}
+	}()
 	if stopProfile, err := startCPUProfile(); err != nil {
 		fmt.Fprintln(stderr, "nodegate:", err)
 		return 1
@@ -160,15 +175,64 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "nodegate:", err)
 		return 1
 	}
-	setDefaultLogger(cfg.Log)
+	level := setLogLevel(nil, cfg.Log)
 	printBanner(stdout, svc, flags.keysCommand)
-	<-ctx.Done()
+	if ctx.Err() == nil {
+		for sig := range sigs {
+			if sig != syscall.SIGHUP {
+				break
+			}
+			reload(svc, flags, level)
+		}
+	}
+	return shutdown(svc, sigs, stdout, stderr)
+}
+
+// reload re-reads the config file on SIGHUP; an invalid file or a change
+// that needs a restart is logged and the running config kept.
+func reload(svc *service.Service, flags *serveFlags, level *slog.LevelVar) {
+	next, err := flags.load()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = svc.Reload(ctx, next)
+		cancel()
+	}
+	if err != nil {
+		slog.Error("SIGHUP: configuration NOT reloaded, the running one is kept", "config", flags.configPath, "err", err)
+		return
+	}
+	setLogLevel(level, next.Log)
+}
+
+// shutdown drains: /ready 503 at once, the listeners keep serving for
+// shutdown.drain_delay (a second signal cuts it short), then stop
+// accepting; calls in flight get shutdown.timeout; WebSockets are closed
+// with 1001; usage records are flushed.
+func shutdown(svc *service.Service, sigs <-chan os.Signal, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stdout, "nodegate: draining")
+	svc.Drain()
+	if d := svc.DrainDelay(); d > 0 {
+		t := time.NewTimer(d)
+	wait:
+		for {
+			select {
+			case <-t.C:
+				break wait
+			case sig := <-sigs:
+				if sig != syscall.SIGHUP {
+					break wait
+				}
+			}
+		}
+		t.Stop()
+	}
 	fmt.Fprintln(stdout, "nodegate: shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), svc.Config.Shutdown.Timeout)
 	defer cancel()
-	if err := svc.Close(shutdown); err != nil {
+	if err := svc.Close(ctx); err != nil {
 		fmt.Fprintln(stderr, "nodegate: shutdown:", err)
 		return 1
 	}
+	fmt.Fprintln(stdout, "nodegate: stopped")
 	return 0
 }

@@ -48,10 +48,13 @@ type Config struct {
 	WebSocket WebSocket `yaml:"websocket"`
 	// RateLimit configures where rate limits are kept (see ratelimit.go).
 	RateLimit RateLimit `yaml:"rate_limit"`
+	// Shutdown is the drain on SIGTERM/SIGINT (shutdown.go).
+	Shutdown Shutdown `yaml:"shutdown"`
 	// Credits are method costs in credits, over the defaults of the
 	// method table (docs/ratelimit.md).
 	Credits map[string]int `yaml:"credits"`
-	// Metrics and Log: observability.go (docs/observability.md).
+	// Metrics and Log: observability.go (docs/observability.md); the
+	// log level is applied again on SIGHUP.
 	Metrics Metrics `yaml:"metrics"`
 	Log     Log     `yaml:"log"`
 }
@@ -115,6 +118,8 @@ func Defaults() Config {
 		KeyRefresh: 250 * time.Millisecond,
 		Plans:      defaultPlans(),
 		Admin:      Admin{Listen: "127.0.0.1:8546"},
+		Shutdown:   Shutdown{Timeout: 15 * time.Second},
+		Log:        Log{Level: "info"},
 	}
 }
 

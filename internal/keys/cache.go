@@ -256,3 +256,31 @@ func (c *Cache) Close() {
 	}
 	<-c.done
 }
+
+// SetPlans replaces the plans that keys are compiled with (a configuration
+// reload) and recompiles every key at once; staticPlan is the plan of the
+// configuration's own keys.
+func (c *Cache) SetPlans(ctx context.Context, plans map[string]Plan, staticPlan string) error {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	plan, ok := plans[staticPlan]
+	if !ok && len(c.static) > 0 {
+		return fmt.Errorf("api keys: plan %q is not configured", staticPlan)
+	}
+	var recs []Record
+	if c.store != nil {
+		var err error
+		if recs, err = c.store.List(ctx); err != nil {
+			return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
+		}
+	}
+	static := make([]*Key, len(c.static))
+	for i, k := range c.static {
+		r := Record{ID: k.ID, Name: "config", Plan: staticPlan, Status: StatusActive, Hash: k.hash}
+		static[i] = r.compile(plan, nil)
+		static[i].Static = true
+	}
+	c.plans, c.static = plans, static
+	c.publish(recs)
+	return nil
+}

@@ -18,6 +18,12 @@ func New(c config.Log) (*slog.Logger, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewLeveled(c, level)
+}
+
+// NewLeveled is New with the level given by level instead of c.Level: a
+// *slog.LevelVar lets a reload change it without a new logger.
+func NewLeveled(c config.Log, level slog.Leveler) (*slog.Logger, error) {
 	w := c.Output
 	if w == nil {
 		w = os.Stderr

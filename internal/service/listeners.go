@@ -8,66 +8,86 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/pipeline"
 )
 
-// listener is one client listener with its router.
+// listener is one client listener. Its handler comes from the current
+// generation (generation.go), so that a reload swaps it without closing
+// the socket or any connection.
 type listener struct {
 	network string // "" for the main listener
+	addr    string // as configured
 	ln      net.Listener
 	srv     *http.Server
-	ing     *ingress.Server
 }
 
-// listenAll opens the main listener (routing by Host, with the network
-// that has neither hosts nor a listener as its default) and one listener
-// per network that asks for its own.
-func (s *Service) listenAll() error {
-	nets := s.Config.EffectiveNetworks()
+// listenAddrs are the client listeners a config asks for: the main one,
+// then one per network that has its own, with the network's name.
+func listenAddrs(cfg config.Config) (names, addrs []string) {
+	names, addrs = []string{""}, []string{cfg.Listen}
+	for _, nc := range cfg.EffectiveNetworks() {
+		if nc.Listen != "" {
+			names, addrs = append(names, nc.Name), append(addrs, nc.Listen)
+		}
+	}
+	return names, addrs
+}
+
+// routers makes each listener's router over networks (in the order of
+// listenAddrs): the main listener routes by Host, with the network that
+// has neither hosts nor a listener as its default.
+func routers(cfg config.Config, networks []*pipeline.Network) []*ingress.Router {
+	nets := cfg.EffectiveNetworks()
 	main := ingress.NewRouter(nil)
+	out := []*ingress.Router{main}
 	for i, nc := range nets {
-		n := s.Networks[i]
+		n := networks[i]
 		for _, h := range nc.Hosts {
 			main.AddHost(h, n)
 		}
 		if len(nc.Hosts) == 0 && nc.Listen == "" {
 			main.SetFallback(n)
 		}
-	}
-	p := pipeline.Build(pipeline.Options{Observer: s.observer})
-	if err := s.open("", s.Config.Listen, main, p); err != nil {
-		return err
-	}
-	for i, nc := range nets {
-		if nc.Listen == "" {
-			continue
+		if nc.Listen != "" {
+			out = append(out, ingress.NewRouter(n))
 		}
-		if err := s.open(nc.Name, nc.Listen, ingress.NewRouter(s.Networks[i]), p); err != nil {
+	}
+	return out
+}
+
+// listenAll opens the client listeners of s.Config and serves the
+// current generation on them.
+func (s *Service) listenAll() error {
+	names, addrs := listenAddrs(s.Config)
+	for i, addr := range addrs {
+		if err := s.open(names[i], addr, i); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipeline) error {
+func (s *Service) open(network, addr string, index int) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	ing := &ingress.Server{
-		Keys: s.Keys, Router: r, Pipeline: p, Metering: s.observer.Metering(s.metering()),
-		Limits:    ingress.Limits{MaxBodyBytes: s.Config.Limits.MaxBodyBytes, MaxBatch: s.Config.Limits.MaxBatch, WriteTimeout: s.Config.Limits.WriteTimeout},
-		WebSocket: wsLimits(s.Config),
-	}
 	srv := &http.Server{
-		Handler:           s.observeListener(ing.Handler(), r),
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == readyPath {
+				s.serveReady(w, r)
+				return
+			}
+			s.current().handlers[index].ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	s.listeners = append(s.listeners, &listener{network: network, ln: ln, srv: srv, ing: ing})
+	s.listeners = append(s.listeners, &listener{network: network, addr: addr, ln: ln, srv: srv})
 	serve := srv.Serve
 	if s.tls != nil {
 		// ServeTLS (not a tls listener) so that HTTP/2 is set up; the
@@ -80,7 +100,6 @@ func (s *Service) open(network, addr string, r *ingress.Router, p *pipeline.Pipe
 			slog.Error("http server stopped", "addr", addr, "err", err)
 		}
 	}()
-	ing.SetReady(true)
 	return nil
 }
 

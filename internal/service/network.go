@@ -20,7 +20,7 @@ import (
 
 // buildNetwork makes a network's pool (starting the embedded node when it
 // is one of the upstreams) and its partners.
-func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipeline.Network, error) {
+func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config.Network) (*pipeline.Network, error) {
 	family := methods.FamilyEVM
 	if nc.Family == string(methods.FamilyStarknet) {
 		family = methods.FamilyStarknet
@@ -37,7 +37,7 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 			u, err = s.makeStarknetUpstream(ctx, nc, uc, table)
 			pcfg.HeadMethod = "starknet_blockNumber"
 		} else {
-			u, err = s.makeUpstream(ctx, uc)
+			u, err = s.makeUpstream(ctx, cfg, uc)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
@@ -49,13 +49,18 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: batch})
 	}
 	pcfg.TrackFinalized = family == methods.FamilyEVM && nc.Cache.On() // the cache keeps only what is final
+	var check *chainCheck
+	if len(members) > 0 {
+		check = newChainCheck(nc, members[0].Upstream)
+		pcfg.Check = check.check
+	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
 		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table,
 		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
 	}
 	if family == methods.FamilyEVM {
-		n.Limits, n.Head = limits.FromConfig(s.Config.Limits), upstream.NewHead(pool, time.Second)
+		n.Limits, n.Head = limits.FromConfig(cfg.Limits), upstream.NewHead(pool, time.Second)
 		if servesEmbedded(nc) {
 			// eth_call runs on this process's CPUs: one key gets half.
 			n.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
@@ -86,6 +91,12 @@ func (s *Service) buildNetwork(ctx context.Context, nc config.Network) (*pipelin
 	}
 	n.Subs = s.startSubs(nc)
 	s.watch(n)
+	if family == methods.FamilyEVM && n.ChainID == 0 && check != nil {
+		n.ChainID = check.chainID() // the first member's, checked at start
+	}
+	s.genMu.Lock()
+	s.built = append(s.built, n)
+	s.genMu.Unlock()
 	return n, nil
 }
 
@@ -109,7 +120,7 @@ func (s *Service) longestCallTimeout() time.Duration {
 	return longest
 }
 
-func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstream.Upstream, error) {
+func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config.Upstream) (upstream.Upstream, error) {
 	if uc.URL != config.EmbeddedURL {
 		u, err := newUpstream(uc.URL)
 		if err != nil {
@@ -118,8 +129,8 @@ func (s *Service) makeUpstream(ctx context.Context, uc config.Upstream) (upstrea
 		return named{u, uc.Name}, nil
 	}
 	if s.Node == nil {
-		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: s.Config.Node.ChainDir, BlockTime: s.Config.Node.BlockTime,
-			GasCapFactor: limits.FromConfig(s.Config.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
+		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime,
+			GasCapFactor: limits.FromConfig(cfg.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}

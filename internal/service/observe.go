@@ -56,9 +56,10 @@ func (s *Service) startObserve() error {
 // accessFlush is how often buffered access lines are written out.
 const accessFlush = 100 * time.Millisecond
 
-// observeNetworks lets the observer see every attempt of the pools.
-func (s *Service) observeNetworks() {
-	for _, n := range s.Networks {
+// observeNetworks lets the observer see every attempt of the networks'
+// pools (at start, and for the networks a reload builds).
+func (s *Service) observeNetworks(networks []*pipeline.Network) {
+	for _, n := range networks {
 		n.Pool.Observer = s.observer
 		if n.Partners != nil {
 			n.Partners.Observer = s.observer
@@ -79,8 +80,8 @@ func (s *Service) observeListener(h http.Handler, r *ingress.Router) http.Handle
 
 func (s *Service) openWebSockets() int64 {
 	var n int64
-	for _, l := range s.listeners {
-		n += int64(l.ing.OpenWebSockets())
+	for _, ing := range s.ingresses() {
+		n += int64(ing.OpenWebSockets())
 	}
 	return n
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
@@ -43,7 +44,9 @@ func (s *Service) startSubs(nc config.Network) *subs.Hub {
 		return nil
 	}
 	h := subs.NewHub(subs.Options{}, sources...)
+	s.genMu.Lock()
 	s.hubs = append(s.hubs, h)
+	s.genMu.Unlock()
 	return h
 }
 
@@ -64,10 +67,13 @@ func wsLimits(cfg config.Config) ingress.WSLimits {
 
 // closeRealtime closes the WebSocket clients and the subscription hubs.
 func (s *Service) closeRealtime(ctx context.Context) {
-	for _, l := range s.listeners {
-		l.ing.CloseWebSockets(ctx)
+	for _, ing := range s.ingresses() {
+		ing.CloseWebSockets(ctx)
 	}
-	for _, h := range s.hubs {
+	s.genMu.Lock()
+	hubs := slices.Clone(s.hubs)
+	s.genMu.Unlock()
+	for _, h := range hubs {
 		h.Close()
 	}
 }
@@ -81,6 +87,6 @@ func (s *Service) WSURL() string {
 }
 
 // Ingress is the client-facing server (for figures such as open WebSockets).
-func (s *Service) Ingress() *ingress.Server { return s.listeners[0].ing }
+func (s *Service) Ingress() *ingress.Server { return s.current().ings[0] }
 
 func errTLS(err error) error { return fmt.Errorf("tls: %w", err) }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
@@ -45,10 +46,9 @@ type Service struct {
 	Networks []*pipeline.Network
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
-	// Limiter, Meter and Usage enforce rate limits and daily credits and
-	// keep usage records (internal/ratelimit).
+	// Limiter and Usage enforce rate limits and daily credits and keep
+	// usage records (internal/ratelimit); each generation has its Meter.
 	Limiter *ratelimit.Limiter
-	Meter   *ratelimit.Meter
 	Usage   *ratelimit.Usage
 	// cacheMetrics are the networks' answer caches' metrics (network.go).
 	cacheMetrics *telemetry.CacheMetrics
@@ -72,6 +72,18 @@ type Service struct {
 	metricsHTTP     *http.Server
 	accessOut       *logging.Buffered
 	tracing         *tracing.Tracing
+	// gen is the current generation (generation.go); allIngress are the
+	// ingress servers of every generation, for their WebSockets.
+	gen        atomic.Pointer[generation]
+	genMu      sync.Mutex
+	allIngress []*ingress.Server
+	// built are the networks whose pools run (every generation's, until
+	// a reload retires them).
+	built []*pipeline.Network
+	// draining is set by Drain: /ready answers 503 from then on.
+	draining atomic.Bool
+	// reloadMu makes reloads one at a time.
+	reloadMu sync.Mutex
 
 	closeOnce sync.Once
 	closeErr  error
@@ -117,13 +129,14 @@ func (s *Service) start(ctx context.Context) error {
 		return err
 	}
 	for _, nc := range s.Config.EffectiveNetworks() {
-		n, err := s.buildNetwork(ctx, nc)
+		n, err := s.buildNetwork(ctx, s.Config, nc)
 		if err != nil {
 			return err
 		}
 		s.Networks = append(s.Networks, n)
 	}
-	s.observeNetworks()
+	s.observeNetworks(s.Networks)
+	s.publish(s.newGeneration(s.Config, s.Networks))
 	if err := s.listenAll(); err != nil {
 		return err
 	}
@@ -146,8 +159,9 @@ func (s *Service) Close(ctx context.Context) error {
 
 func (s *Service) close(ctx context.Context) error {
 	var errs []error
-	for _, l := range s.listeners {
-		l.ing.SetReady(false)
+	s.draining.Store(true)
+	for _, ing := range s.ingresses() {
+		ing.SetReady(false)
 	}
 	s.closeRealtime(ctx)
 	for _, l := range s.listeners {
@@ -162,16 +176,8 @@ func (s *Service) close(ctx context.Context) error {
 }
 
 func (s *Service) closeNetworks() {
-	for _, n := range s.Networks {
-		n.Pool.Close()
-		if n.Partners != nil {
-			n.Partners.Close()
-		}
-		for _, m := range n.Pool.Members() {
-			if c, ok := m.Upstream.(interface{ Close() }); ok {
-				c.Close() // ws(s):// upstreams hold a connection
-			}
-		}
+	for _, n := range s.allNetworks() {
+		closeNetwork(n)
 	}
 	if s.Node != nil {
 		if err := s.Node.Close(); err != nil {
@@ -181,6 +187,19 @@ func (s *Service) closeNetworks() {
 	if s.Devnet != nil {
 		if err := s.Devnet.Close(); err != nil {
 			slog.Warn("embedded devnet close", "err", err)
+		}
+	}
+}
+
+// closeNetwork stops a network's pools and closes its connections.
+func closeNetwork(n *pipeline.Network) {
+	n.Pool.Close()
+	if n.Partners != nil {
+		n.Partners.Close()
+	}
+	for _, m := range n.Pool.Members() {
+		if c, ok := m.Upstream.(interface{ Close() }); ok {
+			c.Close() // ws(s):// upstreams hold a connection
 		}
 	}
 }

@@ -24,8 +24,9 @@ func (s *Service) UpstreamsHandler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		out := make([]networkStatus, 0, len(s.Networks))
-		for _, n := range s.Networks {
+		nets := s.current().networks
+		out := make([]networkStatus, 0, len(nets))
+		for _, n := range nets {
 			st := networkStatus{Network: n.Name, BestHead: n.Pool.BestHead(), Upstreams: n.Pool.Status()}
 			if n.Partners != nil {
 				st.Partners = n.Partners.Status()

@@ -73,6 +73,19 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		}
 		return
 	}
+	if p.cfg.Check != nil && !m.checked.Load() {
+		if err := p.cfg.Check(pctx, m.Upstream); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if m.exclude(err) {
+				slog.Warn("upstream kept out of service", "pool", p.id, "upstream", m.Name(), "reason", err)
+				p.changed(m, false)
+			}
+			return
+		}
+		m.checked.Store(true)
+	}
 	m.head.Store(n)
 	if p.cfg.TrackFinalized && m.finalizedAt.Load() != n {
 		if f, err := p.finalizedOf(pctx, m); err == nil {

@@ -25,6 +25,9 @@ type Member struct {
 	inflight    atomic.Int64
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
+	// checked: PoolConfig.Check passed since the member last came back;
+	// excluded: it failed, and the pool never chooses the member.
+	checked, excluded atomic.Bool
 
 	mu        sync.Mutex
 	fails     int       // consecutive node faults
@@ -78,6 +81,21 @@ func (m *Member) fault(err error, threshold int) bool {
 	m.lastErr = err.Error()
 	if m.fails >= threshold && m.healthy.Load() {
 		m.healthy.Store(false)
+		m.checked.Store(false) // checked again when it comes back
+		m.downSince = time.Now()
+		return true
+	}
+	return false
+}
+
+// exclude keeps the member out of service for a reason PoolConfig.Check
+// gave. It returns true when this call took it out.
+func (m *Member) exclude(err error) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lastErr = err.Error()
+	m.excluded.Store(true)
+	if m.healthy.Swap(false) {
 		m.downSince = time.Now()
 		return true
 	}
@@ -90,7 +108,9 @@ func (m *Member) recover() {
 	m.fails = 0
 	m.downSince = time.Time{}
 	m.lastSeen = time.Now()
+	m.lastErr = ""
 	m.mu.Unlock()
+	m.excluded.Store(false)
 	m.healthy.Store(true)
 }
 

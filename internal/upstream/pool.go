@@ -42,6 +42,11 @@ type PoolConfig struct {
 	// (eth_getBlockByNumber("finalized")) whenever its head moved, so that
 	// answers that can no longer change are known (EVM networks).
 	TrackFinalized bool
+	// Check, when set, vets a member before it serves: at start and each
+	// time it comes back after being out (e.g. that it is on the
+	// network's chain). An error keeps the member out, never chosen, with
+	// the error as its reason, until a later check passes.
+	Check func(ctx context.Context, u Upstream) error
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -200,7 +205,7 @@ func (p *Pool) pickAmong(tried []bool, best uint64, healthy bool) *Member {
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
 	for i, m := range p.members {
-		if tried[i] || m.Healthy() != healthy || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
+		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
 			continue
 		}
 		switch {

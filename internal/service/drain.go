@@ -1,0 +1,26 @@
+package service
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Drain starts leaving a fleet: /ready answers 503 from now on, and
+// responses ask clients to close their connections (Connection: close),
+// so that load balancers and keep-alive clients move to other replicas.
+// The listeners keep serving until Close.
+func (s *Service) Drain() {
+	if s.draining.Swap(true) {
+		return
+	}
+	for _, l := range s.listeners {
+		l.srv.SetKeepAlivesEnabled(false)
+	}
+	slog.Info("draining: /ready answers 503; listeners keep serving until shutdown", "drain_delay", s.Config.Shutdown.DrainDelay)
+}
+
+// Draining reports whether Drain was called.
+func (s *Service) Draining() bool { return s.draining.Load() }
+
+// DrainDelay is how long the listeners keep serving after Drain.
+func (s *Service) DrainDelay() time.Duration { return s.current().cfg.Shutdown.DrainDelay }

@@ -1,0 +1,155 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/subs"
+)
+
+// Reload applies a new configuration without closing a listener or a
+// connection: plans, credits, limits, WebSocket limits, and each network's
+// hosts, upstreams, partners and pool settings. A network whose settings
+// changed gets new pools; requests already running finish on the old ones,
+// which close after shutdown.timeout. TLS files are re-read by their own
+// watcher on SIGHUP; the log level is the caller's (cmd/nodegate).
+//
+// Settings that need a restart (listeners, stores, the embedded node, the
+// admin token) refuse the whole reload; so does an invalid config. On any
+// error the running configuration stays as it was.
+func (s *Service) Reload(ctx context.Context, next config.Config) error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	if s.draining.Load() {
+		return errors.New("draining: reload refused")
+	}
+	if err := next.Validate(); err != nil {
+		return fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	cur := s.current()
+	if fields := restartOnly(cur.cfg, next); len(fields) > 0 {
+		return fmt.Errorf("%s changed: these take effect only on a restart (nothing was applied)", strings.Join(fields, ", "))
+	}
+	oldCfgs := cur.cfg.EffectiveNetworks()
+	var (
+		networks []*pipeline.Network
+		fresh    []*pipeline.Network
+		retired  []*pipeline.Network
+	)
+	for i, nc := range next.EffectiveNetworks() {
+		old := cur.networks[i]
+		switch {
+		case reflect.DeepEqual(oldCfgs[i], nc) && reflect.DeepEqual(cur.cfg.Limits, next.Limits):
+			networks = append(networks, old)
+		case reflect.DeepEqual(oldCfgs[i], nc):
+			networks = append(networks, withLimits(old, next.Limits))
+		default:
+			n, err := s.buildNetwork(ctx, next, nc)
+			if err != nil {
+				s.retire(fresh)
+				return err
+			}
+			fresh, retired = append(fresh, n), append(retired, old)
+			networks = append(networks, n)
+		}
+	}
+	if !reflect.DeepEqual(cur.cfg.Plans, next.Plans) {
+		if err := s.Keys.SetPlans(ctx, next.KeyPlans(), keys.PlanTeam); err != nil {
+			s.retire(fresh)
+			return err
+		}
+	}
+	s.observeNetworks(fresh)
+	s.publish(s.newGeneration(next, networks))
+	s.Networks = networks
+	if len(retired) > 0 {
+		grace := next.Shutdown.Timeout
+		time.AfterFunc(grace, func() { s.retire(retired) })
+	}
+	slog.Info("configuration reloaded", "networks_rebuilt", len(fresh))
+	return nil
+}
+
+// withLimits is old with other method limits; the pools are shared.
+func withLimits(old *pipeline.Network, l config.Limits) *pipeline.Network {
+	n := &pipeline.Network{
+		Name: old.Name, Family: old.Family, ChainID: old.ChainID, Methods: old.Methods,
+		Upstream: old.Upstream, Pool: old.Pool, Partners: old.Partners, FailoverMethods: old.FailoverMethods,
+		Metrics: old.Metrics, Limits: old.Limits, Head: old.Head, Subs: old.Subs,
+		ExecutionShare: old.ExecutionShare, Cache: old.Cache,
+	}
+	if old.Limits != nil {
+		n.Limits = limits.FromConfig(l)
+	}
+	return n
+}
+
+// retire closes networks that no generation serves any more (their pools,
+// partners and subscription hub; never the embedded nodes).
+func (s *Service) retire(nets []*pipeline.Network) {
+	if len(nets) == 0 {
+		return
+	}
+	s.genMu.Lock()
+	for _, n := range nets {
+		s.built = slices.DeleteFunc(s.built, func(b *pipeline.Network) bool { return b == n })
+		if n.Subs != nil {
+			s.hubs = slices.DeleteFunc(s.hubs, func(h *subs.Hub) bool { return h == n.Subs })
+		}
+	}
+	s.genMu.Unlock()
+	for _, n := range nets {
+		closeNetwork(n)
+		if n.Subs != nil {
+			n.Subs.Close()
+		}
+	}
+}
+
+// allNetworks are the networks whose pools run.
+func (s *Service) allNetworks() []*pipeline.Network {
+	s.genMu.Lock()
+	defer s.genMu.Unlock()
+	return slices.Clone(s.built)
+}
+
+// restartOnly names the settings that differ between a and b and that a
+// reload cannot apply.
+func restartOnly(a, b config.Config) []string {
+	var out []string
+	diff := func(name string, x, y any) {
+		if !reflect.DeepEqual(x, y) {
+			out = append(out, name)
+		}
+	}
+	diff("listen", a.Listen, b.Listen)
+	diff("data_dir", a.DataDir, b.DataDir)
+	diff("api_keys", a.APIKeys, b.APIKeys)
+	diff("database_url", a.DatabaseURL, b.DatabaseURL)
+	diff("key_refresh", a.KeyRefresh, b.KeyRefresh)
+	diff("admin", a.Admin, b.Admin)
+	diff("rate_limit", a.RateLimit, b.RateLimit)
+	diff("node", a.Node, b.Node)
+	diff("no_starknet", a.NoStarknet, b.NoStarknet)
+	diff("tls", a.TLS, b.TLS)
+	type shape struct{ name, family, listen string }
+	shapes := func(c config.Config) []shape {
+		var out []shape
+		for _, n := range c.EffectiveNetworks() {
+			out = append(out, shape{n.Name, n.Family, n.Listen})
+		}
+		return out
+	}
+	diff("networks (names, families or listeners)", shapes(a), shapes(b))
+	return out
+}

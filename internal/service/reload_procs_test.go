@@ -1,0 +1,179 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// TestReloadOnSIGHUP: a real process re-reads its config on SIGHUP
+// (limits, the network's upstream, the log level) without dropping a
+// keep-alive connection or a WebSocket; an invalid file, or a change that
+// needs a restart, is refused with a log line and the running config
+// kept.
+func TestReloadOnSIGHUP(t *testing.T) {
+	a := startNode(t, "", "127.0.0.1:0")
+	b := startNode(t, "", "127.0.0.1:0")
+	dir := t.TempDir()
+	conf := func(maxBatch int, up, level, extra string) string {
+		return fmt.Sprintf("listen: 127.0.0.1:0\ndata_dir: %s/data\nupstream: %s\nadmin: { listen: 127.0.0.1:0, token: %s }\nplans: { team: { rate_per_second: 0 } }\nlimits: { max_batch: %d }\nlog: { level: %s }\n%s",
+			dir, up, adminToken, maxBatch, level, extra)
+	}
+	path := writeConfig(t, dir, conf(1000, a.url(), "info", ""))
+	p := startServe(t, nil, "--config", path)
+	endpoint := p.url + "/v3/" + p.key
+	batch := func(n int) string {
+		calls := make([]string, n)
+		for i := range calls {
+			calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_chainId","params":[]}`, i)
+		}
+		return "[" + strings.Join(calls, ",") + "]"
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	var reused, fresh int
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if info.Reused {
+			reused++
+		} else {
+			fresh++
+		}
+	}}
+	post := func(body string) (int, string) {
+		ctx := httptrace.WithClientTrace(context.Background(), trace)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("POST: %v", err)
+		}
+		defer resp.Body.Close()
+		var buf strings.Builder
+		_, _ = fmt.Fprint(&buf, readAll(resp))
+		return resp.StatusCode, buf.String()
+	}
+	if code, body := post(batch(3)); code != 200 || strings.Contains(body, "too large") {
+		t.Fatalf("batch of 3 before the reload: %d %s", code, body)
+	}
+	ws, _, err := websocket.DefaultDialer.Dial(strings.Replace(p.url, "http", "ws", 1)+"/ws/v3/"+p.key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	wsCall := func() string {
+		_ = ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if err := ws.WriteMessage(websocket.TextMessage, []byte(blockNumberCall)); err != nil {
+			t.Fatalf("WebSocket write: %v", err)
+		}
+		_, msg, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("WebSocket read after reload: %v", err)
+		}
+		return string(msg)
+	}
+	wsCall()
+
+	// A valid change: max_batch 2, another upstream, debug log level.
+	if err := os.WriteFile(path, []byte(conf(2, b.url(), "debug", "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.signal(syscall.SIGHUP)
+	waitFor(t, 20*time.Second, "reload applied", func() bool {
+		_, body := post(batch(3))
+		return strings.Contains(body, "batch too large")
+	})
+	if code, body := post(batch(2)); code != 200 || strings.Contains(body, "error") {
+		t.Fatalf("batch of 2 after the reload: %d %s", code, body)
+	}
+	if got := upstreamNames(t, p); got != b.addr {
+		t.Fatalf("upstream after the reload: %q, want %q", got, b.addr)
+	}
+	if !strings.Contains(wsCall(), `"result"`) {
+		t.Fatal("the WebSocket opened before the reload does not answer")
+	}
+	if fresh != 1 {
+		t.Fatalf("the keep-alive connection was dropped: %d connections made, %d reused", fresh, reused)
+	}
+	if !strings.Contains(p.output(), "level=DEBUG") {
+		t.Fatalf("log level not applied:\n%s", p.output())
+	}
+
+	// An invalid file: refused, logged, the running config kept.
+	if err := os.WriteFile(path, []byte(conf(2, b.url(), "debug", "limits_typo: 1\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.signal(syscall.SIGHUP)
+	waitFor(t, 20*time.Second, "refusal logged", func() bool {
+		return strings.Contains(p.output(), "configuration NOT reloaded") && strings.Contains(p.output(), "unknown field limits_typo")
+	})
+	// A change that needs a restart: refused whole.
+	if err := os.WriteFile(path, []byte(strings.Replace(conf(500, a.url(), "info", ""), "listen: 127.0.0.1:0", "listen: 127.0.0.1:1", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.signal(syscall.SIGHUP)
+	waitFor(t, 20*time.Second, "restart-only refusal logged", func() bool {
+		return strings.Contains(p.output(), "listen changed: these take effect only on a restart")
+	})
+	if _, body := post(batch(3)); !strings.Contains(body, "batch too large") {
+		t.Fatalf("running config not kept: %s", body)
+	}
+	if got := upstreamNames(t, p); got != b.addr {
+		t.Fatalf("upstream after refused reloads: %q", got)
+	}
+	if fresh != 1 {
+		t.Fatalf("connections made: %d", fresh)
+	}
+	select {
+	case <-p.done:
+		t.Fatalf("the process exited on SIGHUP:\n%s", p.output())
+	default:
+	}
+}
+
+// upstreamNames lists the default network's upstreams from /admin/upstreams.
+func upstreamNames(t *testing.T, p *serveProc) string {
+	t.Helper()
+	var addr string
+	for _, l := range strings.Split(p.output(), "\n") {
+		if i := strings.Index(l, "admin:     http://"); i >= 0 {
+			addr = strings.Fields(l[i+len("admin:     http://"):])[0]
+			addr = strings.TrimSuffix(strings.SplitN(addr, "/", 2)[0], ",")
+		}
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/admin/upstreams", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []networkStatus
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range out[0].Upstreams {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func readAll(resp *http.Response) string {
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
+}

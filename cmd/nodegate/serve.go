@@ -42,7 +42,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", "YAML config `file` (strict: unknown fields are errors; ${ENV} is expanded)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8545", "client listener `address` (host:port)")
-	fs.StringVar(&f.starknetListen, "starknet-listen", "127.0.0.1:8547", "the embedded Starknet devnet's own listener `address` (host:port); empty turns it off")
+	fs.StringVar(&f.starknetListen, "starknet-listen", config.DefaultStarknetListen, "the embedded Starknet devnet's own listener `address` (host:port); empty turns it off")
 	fs.StringVar(&f.adminListen, "admin-listen", "127.0.0.1:8546", "admin API `address` (host:port; served only when an admin token is configured; \"\" disables)")
 	fs.StringVar(&f.chain, "chain", "", "import genesis.json + chain.rlp from `dir` (and apply headfcu.json if present) instead of the dev chain")
 	fs.DurationVar(&f.blockTime, "block-time", 0, "dev chain block `period` (e.g. 2s); 0 seals one block per transaction")

@@ -111,7 +111,7 @@ func Defaults() Config {
 	return Config{
 		Listen: "127.0.0.1:8545",
 		// The devnet's own port: Node's fetch cannot send Host: starknet.localhost.
-		StarknetListen: "127.0.0.1:8547",
+		StarknetListen: DefaultStarknetListen,
 		DataDir:        "./nodegate-data",
 		Limits:         Limits{MaxBodyBytes: 5 << 20, MaxBatch: 1000},
 		// Keys: a change reaches every replica within 1 s.
@@ -147,3 +147,7 @@ func Ephemeral(dataDir string) Config {
 	c.DataDir = dataDir
 	return c
 }
+
+// DefaultStarknetListen is the embedded Starknet devnet's own listener
+// unless starknet_listen says otherwise.
+const DefaultStarknetListen = "127.0.0.1:8547"

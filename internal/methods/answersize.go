@@ -1,25 +1,17 @@
 package methods
 
-// boundedAnswers are methods whose answer the protocol keeps small: a
-// number, a hash, one transaction, one uncle header, a contract's code.
-// A batch's answer budget holds back the other calls until their sizes are
-// known (internal/pipeline/batch.go); these need not wait.
-var boundedAnswers = map[string]bool{
-	"eth_chainId": true, "eth_blockNumber": true, "net_version": true, "net_listening": true, "net_peerCount": true,
-	"web3_clientVersion": true, "eth_gasPrice": true, "eth_maxPriorityFeePerGas": true, "eth_blobBaseFee": true,
-	"eth_syncing": true, "eth_getBalance": true, "eth_getTransactionCount": true, "eth_getStorageAt": true,
-	"eth_estimateGas": true, "eth_getCode": true, "eth_sendRawTransaction": true,
-	"eth_getTransactionByHash": true, "eth_getTransactionByBlockHashAndIndex": true,
-	"eth_getTransactionByBlockNumberAndIndex": true, "eth_getUncleByBlockHashAndIndex": true,
-	"eth_getUncleByBlockNumberAndIndex": true, "eth_getBlockTransactionCountByHash": true,
-	"eth_getBlockTransactionCountByNumber": true, "eth_getUncleCountByBlockHash": true,
-	"eth_getUncleCountByBlockNumber": true,
-	"starknet_chainId":               true, "starknet_blockNumber": true, "starknet_blockHashAndNumber": true,
-	"starknet_getNonce": true, "starknet_getTransactionStatus": true, "starknet_specVersion": true,
+// largeAnswers are the methods whose answers the gateway knows can run to
+// tens of megabytes on a busy chain (a block's or a range's logs).
+var largeAnswers = map[string]bool{
+	"eth_getLogs": true, "eth_getFilterLogs": true, "eth_getFilterChanges": true,
 }
 
-// BoundedAnswer reports whether method's answer is small by the protocol's
-// own rules, whatever the chain holds.
-func BoundedAnswer(method string) bool {
-	return boundedAnswers[method]
+// LargeAnswer reports whether method's answer may be very large: the log
+// queries, and any method outside the known set (Label), whose answer's
+// size nothing tells. A batch's answer budget holds these back until the
+// sizes of the first answers are known (internal/pipeline/batch.go); the
+// other calls of a batch start at once, so that they can meet at the route
+// and go upstream as one batch.
+func LargeAnswer(method string) bool {
+	return largeAnswers[method] || !knownNames[method]
 }

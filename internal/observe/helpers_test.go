@@ -125,19 +125,6 @@ func matches(m *dto.Metric, want map[string]string) bool {
 	return n == len(want)
 }
 
-// labelValues lists every value a label takes in a family.
-func labelValues(f *dto.MetricFamily, label string) []string {
-	var out []string
-	for _, m := range f.GetMetric() {
-		for _, lp := range m.GetLabel() {
-			if lp.GetName() == label {
-				out = append(out, lp.GetValue())
-			}
-		}
-	}
-	return out
-}
-
 // eventually polls cond until it holds or the (generous) time is up.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()

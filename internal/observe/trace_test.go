@@ -133,7 +133,8 @@ func TestTracesContinueTheClientsTraceparent(t *testing.T) {
 
 	traceID, _ := hex.DecodeString(clientTrace)
 	want := []string{"POST /v3", "call eth_getTransactionByHash", "stage recoverStage", "stage methodRules", "stage allowStage",
-		"stage getLogsLimits", "stage gasCap", "stage sessionStage", "stage route"}
+		"stage getLogsLimits", "stage filterLimits", "stage gasCap", "stage executionLimits", "stage sessionStage",
+		"stage blockFirst", "stage route"}
 	var spans map[string]*tracepb.Span
 	eventually(t, "the request's spans at the receiver", func() bool {
 		spans = rc.trace(traceID)

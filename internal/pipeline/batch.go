@@ -31,7 +31,8 @@ type Emit func(i int, r *jsonrpc.Response) error
 // initialWindow is how many calls of a budgeted batch run before any of
 // their answers' sizes is known: a batch of calls that each answer
 // megabytes must not start sixteen of them at once. Calls whose answers
-// the protocol keeps small (methods.BoundedAnswer) are not counted.
+// the gateway does not know to be large (methods.LargeAnswer) are not
+// counted: they start at once, up to the parallelism.
 const initialWindow = 2
 
 // ServeBatch answers calls, concurrently, and hands each answer to emit in
@@ -90,7 +91,7 @@ type batchRun struct {
 	wg      sync.WaitGroup
 
 	started, emitted, window int
-	unbounded                int   // started, not emitted, and not methods.BoundedAnswer
+	large                    int   // started, not emitted, and methods.LargeAnswer
 	used, largest            int64 // bytes emitted; largest answer finished
 	spent                    bool  // the budget is passed: later calls answer -32003
 }
@@ -134,12 +135,12 @@ func (b *batchRun) mayStart(i int) bool {
 	if b.started-b.emitted >= b.parallelism {
 		return false
 	}
-	return methods.BoundedAnswer(b.calls[i].Req.Method) || b.unbounded < b.window
+	return !methods.LargeAnswer(b.calls[i].Req.Method) || b.large < b.window
 }
 
 func (b *batchRun) start(ctx context.Context, i int) {
-	if !methods.BoundedAnswer(b.calls[i].Req.Method) {
-		b.unbounded++
+	if methods.LargeAnswer(b.calls[i].Req.Method) {
+		b.large++
 	}
 	b.col.launch()
 	cctx, cancel := context.WithCancel(ctx)
@@ -161,8 +162,8 @@ func (b *batchRun) emitReady() bool {
 		if b.emit(b.emitted, r) != nil {
 			return false
 		}
-		if !methods.BoundedAnswer(b.calls[b.emitted].Req.Method) {
-			b.unbounded--
+		if methods.LargeAnswer(b.calls[b.emitted].Req.Method) {
+			b.large--
 		}
 		b.emitted++
 		b.used += size

@@ -45,11 +45,10 @@ func sized(size int, hits, peak *atomic.Int64) *pipeline.Network {
 	}, hits)
 }
 
-// calls are count calls of a method whose answer's size the protocol does
-// not bound (methods.BoundedAnswer), so the answer budget's window holds
-// them back.
+// calls are count calls of a method whose answer may be large (an unknown
+// one: methods.LargeAnswer), so the answer budget's window holds them back.
 func calls(n *pipeline.Network, count int) []*pipeline.Call {
-	return callsOf(n, count, "eth_getBlockReceipts")
+	return callsOf(n, count, "eth_madeUpLargeAnswer")
 }
 
 func callsOf(n *pipeline.Network, count int, method string) []*pipeline.Call {
@@ -117,10 +116,10 @@ func TestBatchWindow(t *testing.T) {
 	}
 }
 
-// TestBoundedAnswersSkipTheWindow: calls whose answers the protocol keeps
-// small start at once, up to the parallelism, even under a budget; the
-// window holds back only the others.
-func TestBoundedAnswersSkipTheWindow(t *testing.T) {
+// TestOrdinaryAnswersSkipTheWindow: calls not known to answer large start
+// at once, up to the parallelism, even under a budget; the window holds
+// back only the others.
+func TestOrdinaryAnswersSkipTheWindow(t *testing.T) {
 	var hits, peak atomic.Int64
 	release := make(chan struct{})
 	var started atomic.Int64
@@ -139,7 +138,7 @@ func TestBoundedAnswersSkipTheWindow(t *testing.T) {
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`), nil
 	}, &hits)
 	p := pipeline.Build(pipeline.Options{BatchParallelism: 16})
-	serveAll(t, p, callsOf(n, 8, "eth_chainId"), pipeline.BatchLimits{MaxAnswerBytes: 25_000_000})
+	serveAll(t, p, callsOf(n, 8, "eth_getBlockByNumber"), pipeline.BatchLimits{MaxAnswerBytes: 25_000_000})
 	if peak.Load() != 8 {
 		t.Fatalf("%d bounded calls ran at once, want all 8", peak.Load())
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
@@ -63,6 +64,13 @@ func (s *Service) listenAll() error {
 	names, addrs := listenAddrs(s.Config)
 	for i, addr := range addrs {
 		if err := s.open(names[i], addr, i); err != nil {
+			if i > 0 && addr == config.DefaultStarknetListen && errors.Is(err, syscall.EADDRINUSE) {
+				// Another nodegate on this machine has it: this one must
+				// still start (its devnet stays reachable by Host).
+				slog.Warn("the Starknet devnet's default listener is taken (another nodegate?): the devnet is served at Host: starknet.localhost on the main listener only; set --starknet-listen to give it its own",
+					"listen", addr, "network", names[i])
+				continue
+			}
 			return err
 		}
 	}

@@ -42,11 +42,8 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
-		batch := uc.BatchSize
-		if family == methods.FamilyStarknet {
-			batch = 1 // the rollup answers the pending-transactions methods per request (starknet.Rollup)
-		}
-		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: batch})
+		// A starknet.Rollup takes no upstream batches (upstream.Unbatched).
+		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: uc.BatchSize})
 	}
 	pcfg.TrackFinalized = family == methods.FamilyEVM && nc.Cache.On() // the cache keeps only what is final
 	var check *chainCheck

@@ -274,8 +274,8 @@ func TestPoolFaults(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 
 	// Bring two back: recovery is automatic.
-	a = a.restart()
-	b = b.restart()
+	a.restart() // the node comes back on its address; the test reads it by name
+	b.restart()
 	waitFor(t, 10*time.Second, "recovery", func() bool { return healthy("a") && healthy("b") })
 	time.Sleep(200 * time.Millisecond)
 	cur.Store(int32(strict))

@@ -39,6 +39,10 @@ var pendingMarker = []byte("endingTransactions")
 // Do implements upstream.Upstream. A single request for a pending method is
 // answered here; anything else, batches included, goes to the node as is
 // (the pipeline sends single requests).
+// Unbatched tells the pool (upstream.Unbatched) to send the rollup one call
+// per request: it answers the pending-transactions methods itself.
+func (*Rollup) Unbatched() {}
+
 func (r *Rollup) Do(ctx context.Context, body []byte) ([]byte, error) {
 	if !bytes.Contains(body, pendingMarker) {
 		return r.inner.Do(ctx, body)

@@ -36,12 +36,22 @@ type Member struct {
 	lastSeen  time.Time // last successful answer or head
 }
 
+// Unbatched is implemented by an Upstream that answers one call per
+// request (it reads the call to decide how to answer it): its member never
+// gets upstream batches, whatever the configured batch size.
+type Unbatched interface {
+	Unbatched()
+}
+
 func newMember(u Upstream, weight, priority, batchSize int) *Member {
 	if weight <= 0 {
 		weight = 1
 	}
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
+	}
+	if _, ok := u.(Unbatched); ok {
+		batchSize = 1
 	}
 	m := &Member{Upstream: u, Weight: weight, Priority: priority, BatchSize: batchSize}
 	m.healthy.Store(true)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Standard and service error codes (see DESIGN.md, "Errors the client sees").
+// Standard and service error codes (see docs/spec.md, "Errors the client sees").
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600
@@ -76,7 +76,7 @@ func (e *Error) AppendJSON(buf []byte) []byte {
 // NewError builds an error with a code and message.
 func NewError(code int, msg string) *Error { return &Error{Code: code, Message: msg} }
 
-// Constructors for the errors of DESIGN.md's table.
+// Constructors for the errors of docs/spec.md's table.
 
 func ErrParse() *Error { return NewError(CodeParseError, "parse error") }
 

@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// MethodLimits are the per-method limits of SPEC.md ("Limits"): eth_getLogs
+// MethodLimits are the per-method limits of docs/spec.md ("Limits"): eth_getLogs
 // results, parameters and duration, and the gas cap of eth_call and
 // eth_estimateGas. A zero field inherits: the top-level values inherit
-// SPEC.md's (10000, 5000, 10s, 10), a plan's values inherit the top level.
+// docs/spec.md's (10000, 5000, 10s, 10), a plan's values inherit the top level.
 // They are documented in docs/limits.md.
 type MethodLimits struct {
 	// GetLogsMaxResults is the most logs one eth_getLogs may return.

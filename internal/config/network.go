@@ -35,7 +35,7 @@ type Network struct {
 	// Pool tunes selection, retries and health checks.
 	Pool Pool `yaml:"pool"`
 	// FailoverMethods overrides the methods eligible for partner failover
-	// (default: SPEC.md's eth_getTransactionByBlockHashAndIndex,
+	// (default: docs/spec.md's eth_getTransactionByBlockHashAndIndex,
 	// eth_getTransactionReceipt, eth_call).
 	FailoverMethods []string `yaml:"failover_methods"`
 	// Cache keeps answers that can no longer change (docs/cache.md).

@@ -17,7 +17,7 @@ import (
 
 const testsDir = "../../testdata/execution-apis/tests"
 
-// specMethods are the eight methods of SPEC.md that have upstream fixtures:
+// specMethods are the eight methods of docs/spec.md that have upstream fixtures:
 // every one of their fixtures must pass through the gateway.
 var specMethods = []string{
 	"eth_call", "eth_estimateGas", "eth_getLogs", "eth_getStorageAt",

@@ -31,7 +31,7 @@ var rollupSteps = []struct {
 	{"02-add-invoke-v1", "an INVOKE v1 is accepted and hashed", `{"jsonrpc":"2.0","id":2,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x1","max_fee":"0x1a9a4bdc14000","nonce":"0x0","signature":["0x5e817845ba6681fe39a14ac3b1749dbc98374ce9e4361cc7381bc82c1dedcf3","0x5439b1cb55171f22659fa3be441ce37be92f61167db9718c2ec43901350021"],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":["0x1","0x76503062d78f4481be03c9145022d6a4a71ec0719aa07756f79a2384dc7ef16","0x2f0b3c5710379609eb5495f1ecd348cb28167711b73609fe565a72734550354","0x0","0x1","0x1","0x1a869e20ba"]}]}`, false},
 	{"02b-add-invoke-v3", "an INVOKE v3 with the account's next nonce is accepted and hashed", `{"jsonrpc":"2.0","id":22,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x3","nonce":"0x1","signature":["0x5e817845ba6681fe39a14ac3b1749dbc98374ce9e4361cc7381bc82c1dedcf3","0x5439b1cb55171f22659fa3be441ce37be92f61167db9718c2ec43901350021"],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":["0x1","0x76503062d78f4481be03c9145022d6a4a71ec0719aa07756f79a2384dc7ef16","0x2f0b3c5710379609eb5495f1ecd348cb28167711b73609fe565a72734550354","0x0","0x1","0x1","0x1a869e20ba"],"resource_bounds":{"l1_gas":{"max_amount":"0x0","max_price_per_unit":"0x5af3107a4000"},"l2_gas":{"max_amount":"0xc92ca0","max_price_per_unit":"0x2540be400"},"l1_data_gas":{"max_amount":"0x450","max_price_per_unit":"0x3b9aca00"}},"tip":"0x0","paymaster_data":[],"account_deployment_data":[],"nonce_data_availability_mode":"L1","fee_data_availability_mode":"L1"}]}`, false},
 	{"02c-bad-nonce", "a nonce that is not the account's next is refused; nothing stored", `{"jsonrpc":"2.0","id":23,"method":"starknet_addInvokeTransaction","params":[{"type":"INVOKE","version":"0x1","max_fee":"0x1","nonce":"0x5","signature":[],"sender_address":"0x4f1cb86e5067045d8264cc542da0517b9afcc4219575a184a76265423e8a213","calldata":[]}]}`, false},
-	{"03-pending-spec-objects", "SPEC.md's pending transaction objects", `{"jsonrpc":"2.0","id":3,"method":"rollup_pendingTransactions","params":[]}`, false},
+	{"03-pending-spec-objects", "docs/spec.md's pending transaction objects", `{"jsonrpc":"2.0","id":3,"method":"rollup_pendingTransactions","params":[]}`, false},
 	{"04-pending-no-params", "params may be omitted", `{"jsonrpc":"2.0","id":4,"method":"rollup_pendingTransactions"}`, false},
 	{"05-pending-starknet-name", "Starknet's own name gives the node's objects", `{"jsonrpc":"2.0","id":5,"method":"starknet_pendingTransactions","params":[]}`, false},
 	{"06-bad-params-not-empty", "the method takes no params", `{"jsonrpc":"2.0","id":6,"method":"rollup_pendingTransactions","params":["pending"]}`, false},
@@ -113,10 +113,10 @@ func TestRollupFixtures(t *testing.T) {
 	}
 }
 
-// specPendingFields are SPEC.md's "Pending transaction object" fields.
+// specPendingFields are docs/spec.md's "Pending transaction object" fields.
 var specPendingFields = []string{"type", "transaction_hash", "max_fee", "version", "signature", "nonce", "contract_address", "entry_point_selector", "calldata"}
 
-// checkPendingSchema: every object carries SPEC.md's fields with their types.
+// checkPendingSchema: every object carries docs/spec.md's fields with their types.
 func checkPendingSchema(t *testing.T, name string, raw []byte) {
 	t.Helper()
 	var resp struct {

@@ -15,7 +15,7 @@ type Config struct {
 	// DevAccounts is how many funded accounts the dev chain has (default 10).
 	DevAccounts int
 	// GasCap caps eth_call/eth_estimateGas gas inside the node; 0 means
-	// 10 times the genesis gas limit (SPEC.md, Limits).
+	// 10 times the genesis gas limit (docs/spec.md, Limits).
 	GasCap uint64
 	// GasCapFactor replaces GasCapFactor (10) in the default GasCap, so
 	// that the node allows what the gateway's most generous plan allows.
@@ -35,7 +35,7 @@ type Config struct {
 // least four.
 func DefaultMaxConcurrent() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
-// GasCapFactor is SPEC.md's cap: 10 times (1000 percent) the block gas limit.
+// GasCapFactor is docs/spec.md's cap: 10 times (1000 percent) the block gas limit.
 const GasCapFactor = 10
 
 // devGasLimit is the dev chain's block gas limit.

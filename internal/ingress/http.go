@@ -281,5 +281,5 @@ func bodyError(err error, limit int64) *jsonrpc.Error {
 }
 
 // ForwardedHeader names the partner provider that answered a call of the
-// request, when failover forwarding did (SPEC.md, "Failover forwarding").
+// request, when failover forwarding did (docs/spec.md, "Failover forwarding").
 const ForwardedHeader = "X-Nodegate-Forwarded-To"

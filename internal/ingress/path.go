@@ -2,7 +2,7 @@ package ingress
 
 import "strings"
 
-// Path prefixes of the key-carrying endpoints (SPEC.md, Endpoints).
+// Path prefixes of the key-carrying endpoints (docs/spec.md, Endpoints).
 const (
 	httpPrefix = "/v3/"
 	wsPrefix   = "/ws/v3/"

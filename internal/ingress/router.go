@@ -9,7 +9,7 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Router chooses a request's network from its Host (SPEC.md: each network
+// Router chooses a request's network from its Host (docs/spec.md: each network
 // has its own base address). A listener of a network's own has a router
 // with only a fallback.
 type Router struct {

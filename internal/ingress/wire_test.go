@@ -120,7 +120,7 @@ func TestHealth(t *testing.T) {
 	}
 }
 
-// TestErrorTable walks DESIGN.md's table for the errors of the wire.
+// TestErrorTable walks docs/spec.md's table for the errors of the wire.
 func TestErrorTable(t *testing.T) {
 	cases := []struct {
 		name, body string

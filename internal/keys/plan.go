@@ -11,7 +11,7 @@ type Plan struct {
 	// DailyCredits is the credit budget per UTC day; 0 means unlimited.
 	DailyCredits int64 `json:"daily_credits"`
 	// Failover allows forwarding eligible methods to a partner provider
-	// (SPEC.md: upper-tier plans only).
+	// (docs/spec.md: upper-tier plans only).
 	Failover bool `json:"failover"`
 	// MaxResponseBytes is one request's answer budget (0: the default,
 	// DefaultMaxResponseBytes); see AnswerBudget.
@@ -53,7 +53,7 @@ func (p Plan) ExecutionTimeout() time.Duration {
 	return DefaultCallTimeout
 }
 
-// The default plan names (DESIGN.md, Vocabulary).
+// The default plan names (docs/spec.md, Vocabulary).
 const (
 	PlanCore       = "core"
 	PlanDeveloper  = "developer"

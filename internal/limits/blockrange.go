@@ -18,7 +18,7 @@ type bound struct {
 }
 
 // boundOf reads fromBlock/toBlock as decoded by go-ethereum: absent means
-// latest (SPEC.md, "Filter object"), negative values are the tags.
+// latest (docs/spec.md, "Filter object"), negative values are the tags.
 func boundOf(b *big.Int) bound {
 	switch {
 	case b == nil:

@@ -1,4 +1,4 @@
-// Package limits enforces SPEC.md's per-method limits at the gateway,
+// Package limits enforces docs/spec.md's per-method limits at the gateway,
 // whatever node is behind it: for eth_getLogs the parameter count, the
 // result count (by splitting wide ranges into sub-ranges and stopping at
 // the first log over the limit) and the duration, which log filters obey

@@ -25,7 +25,7 @@ func readFilter(raw []byte) (filterFields, error) {
 	return f, nil
 }
 
-// CountParams counts the parameters of a filter object as SPEC.md's limit
+// CountParams counts the parameters of a filter object as docs/spec.md's limit
 // means them: every address, and every topic value, each alternative of a
 // position counted. A null (a wildcard) constrains nothing and costs the
 // node nothing, so it is not counted.

@@ -96,7 +96,7 @@ func TestSet(t *testing.T) {
 	}
 	var none *Set
 	if none.For("x") != Spec() || none.MaxGasCapFactor() != 10 {
-		t.Errorf("a nil set is not SPEC.md's")
+		t.Errorf("a nil set is not docs/spec.md's")
 	}
 	if got := (Values{GasCapFactor: 10}).GasCap(1 << 62); got != 1<<64-1 {
 		t.Errorf("cap does not saturate: %d", got)

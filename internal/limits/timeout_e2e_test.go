@@ -72,7 +72,7 @@ func TestGetLogsTimeout(t *testing.T) {
 	}
 }
 
-// TestGetLogsTimeoutDefault: SPEC.md's 10 seconds, unconfigured.
+// TestGetLogsTimeoutDefault: docs/spec.md's 10 seconds, unconfigured.
 func TestGetLogsTimeoutDefault(t *testing.T) {
 	node, cancelled := slowNode(t, 25*time.Second)
 	gw := gateway(t, node, nil)

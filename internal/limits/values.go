@@ -20,7 +20,7 @@ type Values struct {
 	GasCapFactor uint64
 }
 
-// Spec returns SPEC.md's values ("Limits").
+// Spec returns docs/spec.md's values ("Limits").
 func Spec() Values {
 	return Values{GetLogsMaxResults: 10_000, GetLogsMaxParams: 5_000, GetLogsTimeout: 10 * time.Second, GasCapFactor: 10}
 }
@@ -57,7 +57,7 @@ type Set struct {
 	plans map[string]Values
 }
 
-// NewSet resolves def over SPEC.md's values and each plan over def.
+// NewSet resolves def over docs/spec.md's values and each plan over def.
 func NewSet(def Values, plans map[string]Values) *Set {
 	s := &Set{def: def.over(Spec()), plans: make(map[string]Values, len(plans))}
 	for name, v := range plans {
@@ -79,7 +79,7 @@ func fromMethodLimits(m config.MethodLimits) Values {
 	return Values{GetLogsMaxResults: m.GetLogsMaxResults, GetLogsMaxParams: m.GetLogsMaxParams, GetLogsTimeout: m.GetLogsTimeout, GasCapFactor: uint64(max(m.GasCapFactor, 0))}
 }
 
-// For returns the values for a plan; a nil set means SPEC.md's values.
+// For returns the values for a plan; a nil set means docs/spec.md's values.
 func (s *Set) For(plan string) Values {
 	if s == nil {
 		return Spec()

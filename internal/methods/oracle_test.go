@@ -65,7 +65,7 @@ func gethVerdict(t testing.TB, n *evmnode.Node, method string, params []byte) *j
 	return nil
 }
 
-// specException lists the one place where SPEC.md is stricter than
+// specException lists the one place where docs/spec.md is stricter than
 // go-ethereum: eth_call's block parameter "is required" by the spec, while
 // the node defaults an absent or null one to latest.
 func specException(method string, params []byte) bool {

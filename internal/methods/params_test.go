@@ -169,7 +169,7 @@ func TestCallAndEstimateParams(t *testing.T) {
 	}
 	t.Run("eth_call", func(t *testing.T) {
 		checkParams(t, "eth_call", append([]paramCase{
-			// SPEC.md: "the block parameter is required" for eth_call.
+			// docs/spec.md: "the block parameter is required" for eth_call.
 			{"block missing", `[` + call + `]`, "missing value for required argument 1"},
 			{"block null", `[` + call + `,null]`, "missing value for required argument 1"},
 		}, shared...))

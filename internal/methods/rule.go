@@ -9,7 +9,7 @@ import (
 // Family is a network family: which methods a network serves.
 type Family string
 
-// The families of DESIGN.md.
+// The families of docs/spec.md.
 const (
 	FamilyEVM      Family = "evm"
 	FamilyStarknet Family = "starknet"
@@ -24,14 +24,14 @@ type Rule struct {
 	Args []arg
 	// Idempotent calls may be retried on another upstream.
 	Idempotent bool
-	// Failover marks the methods SPEC.md makes eligible for partner failover.
+	// Failover marks the methods docs/spec.md makes eligible for partner failover.
 	Failover bool
 	// Credits is the method's default credit cost.
 	Credits int
 	// Validated rules check their params at the gateway (the methods of
 	// the spec, and the no-params pending-transactions methods).
 	Validated bool
-	// Limit names the extra limit of SPEC.md ("Limits") the method is under.
+	// Limit names the extra limit of docs/spec.md ("Limits") the method is under.
 	Limit Limit
 	// Session marks eth_subscribe/eth_unsubscribe: answered by the client's
 	// connection (its subscriptions), never forwarded to a node.
@@ -41,7 +41,7 @@ type Rule struct {
 // Limit is an extra per-method limit, enforced by the pipeline's limit stages.
 type Limit uint8
 
-// The extra limits of SPEC.md.
+// The extra limits of docs/spec.md.
 const (
 	NoLimit      Limit = iota
 	LimitGetLogs       // parameters, results and duration of eth_getLogs

@@ -1,6 +1,6 @@
 package methods
 
-// The starknet family (SPEC.md's rollup family). Its own starknet_ methods
+// The starknet family (docs/spec.md's rollup family). Its own starknet_ methods
 // are forwarded to the node; rollup_pendingTransactions and its upstream
 // name starknet_pendingTransactions take no params and are answered by
 // internal/starknet. devnet_ methods exist only on a network whose node is

@@ -14,7 +14,7 @@ import (
 // DefaultCredits is the cost of a method that has no entry of its own.
 const DefaultCredits = 80
 
-// spec is the table of the methods of SPEC.md: the nine eth methods are
+// spec is the table of the methods of docs/spec.md: the nine eth methods are
 // validated at the gateway; the rollup method belongs to the starknet family.
 var spec = []Rule{
 	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optional[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80},
@@ -51,7 +51,7 @@ var forwarded = []Rule{
 	{Name: "eth_getFilterChanges", Args: []arg{required[rpc.ID]()}, Credits: 255, Limit: LimitFilter},
 }
 
-// Refused namespaces and methods (DESIGN.md, "namespaces").
+// Refused namespaces and methods (docs/spec.md, "namespaces").
 var (
 	defaultAllowedPrefixes = []string{"eth_", "net_", "web3_"}
 	// allowedPrefixes are the namespaces forwarded by default, per family.
@@ -122,7 +122,7 @@ func ValidName(s string) bool {
 	return true
 }
 
-// FailoverEligible lists the methods SPEC.md makes eligible for failover forwarding.
+// FailoverEligible lists the methods docs/spec.md makes eligible for failover forwarding.
 func FailoverEligible() []string {
 	var out []string
 	for _, r := range spec {

@@ -10,7 +10,7 @@ import (
 )
 
 // failover forwards an eligible call to the network's partners when the
-// key's plan allows it (SPEC.md, "Failover forwarding"). It returns nil when
+// key's plan allows it (docs/spec.md, "Failover forwarding"). It returns nil when
 // failover does not apply or the partners could not answer either.
 func failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
 	n := c.Network

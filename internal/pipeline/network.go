@@ -29,7 +29,7 @@ type Network struct {
 	FailoverMethods map[string]bool
 	// Metrics, when set, records failovers and unavailability.
 	Metrics *telemetry.Registry
-	// Limits are the network's per-method limits, per plan (nil: SPEC.md's).
+	// Limits are the network's per-method limits, per plan (nil: docs/spec.md's).
 	Limits *limits.Set
 	// Head knows the head block's gas limit, for the gas cap (nil: no cap
 	// at the gateway, the node's own applies).

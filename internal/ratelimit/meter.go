@@ -41,7 +41,7 @@ const (
 	MethodUnknown = methods.LabelUnknown
 )
 
-// The messages of DESIGN.md's error table.
+// The messages of docs/spec.md's error table.
 const (
 	msgRate  = "project ID request rate exceeded"
 	msgDaily = "daily request count exceeded, request rate limited"
@@ -86,7 +86,7 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 	return refusal(d, lim)
 }
 
-// refusal is the 429 answer of DESIGN.md for a decision.
+// refusal is the 429 answer of docs/spec.md for a decision.
 func refusal(d Decision, lim Limits) *jsonrpc.Error {
 	secs := max(int64(math.Ceil(d.RetryAfter.Seconds())), 1)
 	e := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,

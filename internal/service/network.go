@@ -169,7 +169,7 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 }
 
 // failoverMethods is the configured list, or the methods the method table
-// marks eligible (SPEC.md's three).
+// marks eligible (docs/spec.md's three).
 func failoverMethods(list []string) map[string]bool {
 	m := map[string]bool{}
 	if len(list) == 0 {

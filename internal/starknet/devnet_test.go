@@ -67,7 +67,7 @@ func pendingCount(t *testing.T, d *Devnet) int {
 // TestDevnetRealTransactions submits the real mainnet transactions to a
 // devnet with mainnet's chain id (each v1 after filler transactions that
 // bring its sender to the transaction's nonce): each must come back with
-// its real hash, be listed pending with the fields of SPEC.md, and move
+// its real hash, be listed pending with the fields of docs/spec.md, and move
 // into a block on devnet_createBlock.
 func TestDevnetRealTransactions(t *testing.T) {
 	d := newTestDevnet(t, DevnetConfig{ChainID: "SN_MAIN"})
@@ -123,7 +123,7 @@ func TestDevnetRealTransactions(t *testing.T) {
 	}
 }
 
-// checkTxnSchema checks a listed transaction against SPEC.md's pending
+// checkTxnSchema checks a listed transaction against docs/spec.md's pending
 // transaction object (v1 carries sender_address where v0 has
 // contract_address and entry_point_selector).
 func checkTxnSchema(t *testing.T, tx map[string]json.RawMessage) {

@@ -1,4 +1,4 @@
-// Package starknet is the rollup family of nodegate (SPEC.md's rollup_
+// Package starknet is the rollup family of nodegate (docs/spec.md's rollup_
 // methods, Starknet JSON-RPC on the wire): felts and their validation, the
 // INVOKE transaction hashes (Pedersen for v0/v1, Poseidon for v3), the
 // gateway-side answer to rollup_pendingTransactions (forwarded to a node

@@ -14,7 +14,7 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// The method names of the pending pool: SPEC.md's and Starknet's.
+// The method names of the pending pool: docs/spec.md's and Starknet's.
 const (
 	MethodRollupPending   = "rollup_pendingTransactions"
 	MethodStarknetPending = "starknet_pendingTransactions"
@@ -69,7 +69,7 @@ const (
 )
 
 // Pending answers rollup_pendingTransactions and starknet_pendingTransactions
-// from one Starknet node. rollup_pendingTransactions always answers SPEC.md's
+// from one Starknet node. rollup_pendingTransactions always answers docs/spec.md's
 // pending transaction objects (see mapPendingTx); starknet_pendingTransactions
 // answers the node's own transaction objects, passed through as raw bytes.
 type Pending struct {

@@ -48,11 +48,11 @@ func find(ms []member, key string) json.RawMessage {
 	return nil
 }
 
-// pendingFields are SPEC.md's pending transaction object, in its order.
+// pendingFields are docs/spec.md's pending transaction object, in its order.
 var pendingFields = []string{"type", "transaction_hash", "max_fee", "version", "signature", "nonce", "contract_address", "entry_point_selector", "calldata"}
 
 // mapPendingTx rewrites one Starknet transaction (any version of the JSON-RPC
-// spec) as SPEC.md's pending transaction object: its fields first, in the
+// spec) as docs/spec.md's pending transaction object: its fields first, in the
 // spec's order, then every other field of the original unchanged, so nothing
 // a Starknet client knows is lost. Values are copied as the node sent them,
 // after checking that each felt is a felt. Derived fields:

@@ -112,7 +112,7 @@ func jsonEqual(t *testing.T, got, want []byte) {
 	}
 }
 
-// TestPendingFromRecordedBlock maps a recorded 0.7 pending block to SPEC.md's
+// TestPendingFromRecordedBlock maps a recorded 0.7 pending block to docs/spec.md's
 // pending transaction objects.
 func TestPendingFromRecordedBlock(t *testing.T) {
 	n := node07(t)
@@ -132,7 +132,7 @@ func TestPendingFromRecordedBlock(t *testing.T) {
 	if p.Mode() != PendingFromBlock {
 		t.Fatalf("mode %s after spec 0.7.1", p.Mode())
 	}
-	// Spec order: the SPEC.md fields lead each object.
+	// Spec order: the docs/spec.md fields lead each object.
 	if !strings.HasPrefix(string(got), `[{"type":"INVOKE","transaction_hash":"0x51b2`) {
 		t.Fatalf("order: %.80s", got)
 	}
@@ -263,7 +263,7 @@ func TestPendingErrors(t *testing.T) {
 
 // TestRollupOverDevnet: the rollup upstream in front of the embedded devnet
 // forwards everything but the pending methods, and answers
-// rollup_pendingTransactions with the SPEC.md objects of real transactions.
+// rollup_pendingTransactions with the docs/spec.md objects of real transactions.
 // The devnet speaks 0.8.1, so auto reads its pending block; forward uses
 // its starknet_pendingTransactions extension. Both give the same objects.
 func TestRollupOverDevnet(t *testing.T) {
@@ -328,7 +328,7 @@ func testRollupOverDevnet(t *testing.T, mode, wantMode PendingMode) {
 	}
 }
 
-// checkPendingObject checks every field of SPEC.md's pending transaction
+// checkPendingObject checks every field of docs/spec.md's pending transaction
 // object, with its type.
 func checkPendingObject(t *testing.T, o map[string]json.RawMessage) {
 	t.Helper()

@@ -8,7 +8,7 @@ import (
 )
 
 // TransactionArgs is the call object of eth_call and eth_estimateGas
-// (SPEC.md, "Call object"), with the fields go-ethereum accepts in it, each
+// (docs/spec.md, "Call object"), with the fields go-ethereum accepts in it, each
 // decoded by go-ethereum's own types so that malformed values fail as they
 // would there.
 type TransactionArgs struct {

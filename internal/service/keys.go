@@ -2,12 +2,8 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/keys"
@@ -73,24 +69,9 @@ func (s *Service) startAdmin() error {
 		slog.Info("admin API off: set admin.token or $NODEGATE_ADMIN_TOKEN (16+ characters) to serve it", "listen", s.Config.Admin.Listen)
 		return nil
 	}
-	ln, err := net.Listen("tcp", s.Config.Admin.Listen)
-	if err != nil {
-		return fmt.Errorf("admin listener on %s: %w", s.Config.Admin.Listen, err)
-	}
-	s.adminListener = ln
-	s.adminHTTP = &http.Server{
-		Handler:           s.Admin,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-	}
-	go func() {
-		if err := s.adminHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("admin server stopped", "err", err)
-		}
-	}()
-	return nil
+	var err error
+	s.adminListener, s.adminHTTP, err = serveSide("admin", s.Config.Admin.Listen, s.Admin)
+	return err
 }
 
 // AdminAddr is the admin listener's address ("" when disabled).

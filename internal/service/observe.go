@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"time"
@@ -93,20 +92,11 @@ func (s *Service) startMetricsListener() error {
 	if addr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("metrics listener on %s: %w", addr, err)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.Metrics.Handler())
-	s.metricsListener = ln
-	s.metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 16 << 10}
-	go func() {
-		if err := s.metricsHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("metrics server stopped", "err", err)
-		}
-	}()
-	return nil
+	var err error
+	s.metricsListener, s.metricsHTTP, err = serveSide("metrics", addr, mux)
+	return err
 }
 
 // MetricsAddr is the metrics listener's address ("" when there is none).

@@ -137,7 +137,7 @@ func parseOne(b []byte) Message {
 	case badParams:
 		return Message{Req: req, Err: ErrInvalidParams("non-array args")}
 	}
-	if err := json.Unmarshal(method, &req.Method); err != nil || req.Method == "" {
+	if (!plainString(method, &req.Method) && json.Unmarshal(method, &req.Method) != nil) || req.Method == "" {
 		return Message{Req: req, Err: ErrInvalidRequest("invalid request: method must be a non-empty string")}
 	}
 	if len(req.Method) > MaxMethodLength {
@@ -165,4 +165,21 @@ func validID(id []byte) bool {
 		return true // null: json.Valid ruled out anything else starting with n
 	}
 	return false
+}
+
+// plainString reads a JSON string without escapes (every method name in
+// practice) without encoding/json; it reports false for anything else,
+// left to encoding/json. raw is a string token, quotes included.
+func plainString(raw []byte, out *string) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	*out = string(inner)
+	return true
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/maypok86/otter/v2"
 	"github.com/redis/go-redis/v9"
@@ -89,7 +90,7 @@ func (c *Cache) Caches(method string) bool { return c != nil && c.methods[method
 
 // Get returns the answer kept under key.
 func (c *Cache) Get(ctx context.Context, key []byte) ([]byte, bool) {
-	if v, ok := c.mem.GetIfPresent(string(key)); ok {
+	if v, ok := c.mem.GetIfPresent(lookupKey(key)); ok {
 		c.hit()
 		return v, true
 	}
@@ -132,6 +133,16 @@ func (c *Cache) Set(ctx context.Context, key, answer []byte) {
 		}
 		cancel()
 	}
+}
+
+// lookupKey is key as a string for a lookup only, without a copy: the
+// cache does not keep the keys it is asked for, and key is not changed
+// while the lookup runs.
+func lookupKey(key []byte) string {
+	if len(key) == 0 {
+		return ""
+	}
+	return unsafe.String(&key[0], len(key))
 }
 
 // Bytes is the memory the entries take now.

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -148,10 +149,21 @@ func logsFinal(params []byte, finalized uint64) bool {
 
 // quantity reads a JSON string holding a hex quantity ("0x1f").
 func quantity(raw []byte) (uint64, bool) {
+	if len(raw) < 3 || raw[0] != '"' {
+		return 0, false
+	}
 	var s string
-	if len(raw) < 3 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil || !strings.HasPrefix(s, "0x") {
+	if bytes.IndexByte(raw, '\\') < 0 && raw[len(raw)-1] == '"' {
+		s = string(raw[1 : len(raw)-1]) // no escapes: the common case, without encoding/json
+	} else if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	if !strings.HasPrefix(s, "0x") {
 		return 0, false
 	}
 	n, err := hexutil.DecodeUint64(s)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }

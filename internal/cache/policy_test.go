@@ -62,3 +62,28 @@ func FuzzPolicy(f *testing.F) {
 		}
 	})
 }
+
+func TestQuantity(t *testing.T) {
+	cases := []struct {
+		name, raw string
+		want      uint64
+		ok        bool
+	}{
+		{"plain", `"0x1f"`, 31, true},
+		{"zero", `"0x0"`, 0, true},
+		{"escaped digit", `"0x1\u0066"`, 31, true},
+		{"no prefix", `"1f"`, 0, false},
+		{"leading zero", `"0x01"`, 0, false},
+		{"number", `31`, 0, false},
+		{"empty", `""`, 0, false},
+		{"over 64 bits", `"0x10000000000000000"`, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := quantity([]byte(tc.raw))
+			if got != tc.want || ok != tc.ok {
+				t.Fatalf("quantity(%s) = %d, %v; want %d, %v", tc.raw, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}

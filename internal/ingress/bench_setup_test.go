@@ -45,6 +45,9 @@ func gatewayHandler(b *testing.B, up upstream.Upstream) http.Handler {
 	b.Cleanup(func() { _ = usage.Close(context.Background()); _ = lim.Close() })
 	meter := &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil), Usage: usage}
 	n := &pipeline.Network{Name: "bench", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
+	if pool, ok := up.(*upstream.Pool); ok {
+		n.Pool = pool // upstream batches
+	}
 	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: meter}
 	s.SetReady(true)
 	return s.Handler()

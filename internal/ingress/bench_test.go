@@ -150,3 +150,20 @@ func BenchmarkLoopbackGetTransactionByHash(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBatch10 is a client batch of ten distinct calls through a pool
+// that sends them upstream as one upstream batch, over loopback HTTP to
+// the static upstream.
+func BenchmarkBatch10(b *testing.B) {
+	st, err := bench.StartStatic("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	h, err := upstream.NewHTTP(st.URL())
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool := upstream.NewPool("bench", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: h})
+	serveDirect(b, gatewayHandler(b, pool), hashBodies(256, 10), 10)
+}

@@ -1,10 +1,12 @@
 package methods
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -82,11 +84,27 @@ func argError(i int, err error) *jsonrpc.Error {
 func decodeInto[T any]() func(raw []byte) (any, error) {
 	return func(raw []byte) (any, error) {
 		v := new(T)
+		if h, ok := any(v).(*common.Hash); ok && decodeHashFast(h, raw) {
+			return v, nil
+		}
 		if err := json.Unmarshal(raw, v); err != nil {
 			return nil, err
 		}
 		return v, nil
 	}
+}
+
+// decodeHashFast decodes the common spelling of a hash, "0x" and 64 hex
+// digits, without encoding/json (a hash is the argument of the most
+// frequent calls); it reports false for anything else, which is left to
+// common.Hash's own decoding and its wording of errors.
+func decodeHashFast(h *common.Hash, raw []byte) bool {
+	const n = 1 + 2 + 2*common.HashLength + 1
+	if len(raw) != n || raw[0] != '"' || raw[n-1] != '"' || raw[1] != '0' || (raw[2] != 'x' && raw[2] != 'X') {
+		return false
+	}
+	_, err := hex.Decode(h[:], raw[3:n-1])
+	return err == nil
 }
 
 // required and optional build args of type T.

@@ -145,7 +145,11 @@ func (b *batchRun) start(ctx context.Context, i int) {
 	b.col.launch()
 	cctx, cancel := context.WithCancel(ctx)
 	b.cancels[i] = cancel
-	b.wg.Go(func() { b.results <- finished{i, b.p.handler(cctx, b.calls[i])} })
+	b.wg.Add(1)
+	batchWorkers.Go(func() {
+		defer b.wg.Done()
+		b.results <- finished{i, b.p.handler(cctx, b.calls[i])}
+	})
 }
 
 // emitReady hands out every answer that has all those before it; false

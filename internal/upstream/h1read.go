@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // errMalformedHTTP is an answer that is not HTTP/1.x as nodegate reads it.
@@ -167,13 +168,36 @@ func readH1Body(br *bufio.Reader, h *respHead) ([]byte, error) {
 // h1PreallocMax is the largest body allocated whole from its Content-Length.
 const h1PreallocMax = 1 << 20
 
+// chunkScratch holds the buffers chunked bodies are gathered in: a body
+// comes in chunks of a few KiB, and gathering them in a fresh slice grew it
+// (and copied it) once per chunk. The body handed back is one copy of
+// exactly its size.
+var chunkScratch = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// chunkScratchMax is the largest buffer kept for the next body.
+const chunkScratchMax = 1 << 20
+
 // readChunked reads a chunked body and its trailers.
 func readChunked(br *bufio.Reader) ([]byte, error) {
-	var out []byte
+	sp := chunkScratch.Get().(*[]byte)
+	out, err := gatherChunks(br, (*sp)[:0])
+	var body []byte
+	if err == nil && len(out) > 0 {
+		body = bytes.Clone(out)
+	}
+	if cap(out) <= chunkScratchMax {
+		*sp = out[:0]
+		chunkScratch.Put(sp)
+	}
+	return body, err
+}
+
+// gatherChunks appends the chunks of a body to out, then reads the trailers.
+func gatherChunks(br *bufio.Reader, out []byte) ([]byte, error) {
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return nil, fmt.Errorf("read chunk size: %w", err)
+			return out, fmt.Errorf("read chunk size: %w", err)
 		}
 		line = trimLine(line)
 		if i := bytes.IndexByte(line, ';'); i >= 0 {
@@ -181,19 +205,19 @@ func readChunked(br *bufio.Reader) ([]byte, error) {
 		}
 		n, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 64)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%w: chunk size %q", errMalformedHTTP, line)
+			return out, fmt.Errorf("%w: chunk size %q", errMalformedHTTP, line)
 		}
 		if n == 0 {
 			return out, skipTrailers(br)
 		}
 		if int64(len(out))+n > MaxResponseBytes {
-			return nil, fmt.Errorf("response is over the %d byte limit", MaxResponseBytes)
+			return out, fmt.Errorf("response is over the %d byte limit", MaxResponseBytes)
 		}
 		if out, err = readChunk(br, out, n); err != nil {
-			return nil, fmt.Errorf("read chunk: %w", err)
+			return out, fmt.Errorf("read chunk: %w", err)
 		}
 		if crlf, err := br.ReadSlice('\n'); err != nil || len(trimLine(crlf)) != 0 {
-			return nil, fmt.Errorf("%w: no CRLF after a chunk", errMalformedHTTP)
+			return out, fmt.Errorf("%w: no CRLF after a chunk", errMalformedHTTP)
 		}
 	}
 }

@@ -11,18 +11,18 @@ import (
 // copying on each call, which cost a batch of ten more CPU than its calls'
 // own work. A kept goroutine has already grown its stack.
 //
-// A worker waits workerIdle for its next call, then ends: the pool holds
-// only as many goroutines as recent load needed.
+// A worker waits stay for its next call, then ends: the pool holds only
+// as many goroutines as recent load needed.
 type workers struct {
-	mu   sync.Mutex
-	idle []chan func() // each idle worker's inbox, most recently idle last
+	stay time.Duration // how long a worker without work stays
+
+	mu      sync.Mutex
+	idle    []chan func() // each idle worker's inbox, most recently idle last
+	spawned int           // goroutines started so far
 }
 
-// workerIdle is how long a worker without work stays.
-const workerIdle = 10 * time.Second
-
 // batchWorkers is the process's pool: batches of every pipeline share it.
-var batchWorkers workers
+var batchWorkers = workers{stay: 10 * time.Second}
 
 // Go runs fn on an idle worker, or on a new one when none is idle.
 func (w *workers) Go(fn func()) {
@@ -35,15 +35,16 @@ func (w *workers) Go(fn func()) {
 		inbox <- fn // buffered: never blocks
 		return
 	}
+	w.spawned++
 	w.mu.Unlock()
 	go w.work(fn)
 }
 
 // work runs fn, then the calls handed to it while idle, until it has been
-// idle for workerIdle.
+// idle for w.stay.
 func (w *workers) work(fn func()) {
 	inbox := make(chan func(), 1)
-	timer := time.NewTimer(workerIdle)
+	timer := time.NewTimer(w.stay)
 	defer timer.Stop()
 	for {
 		fn()
@@ -51,7 +52,7 @@ func (w *workers) work(fn func()) {
 		w.mu.Lock()
 		w.idle = append(w.idle, inbox)
 		w.mu.Unlock()
-		timer.Reset(workerIdle)
+		timer.Reset(w.stay)
 		select {
 		case fn = <-inbox:
 		case <-timer.C:

@@ -1,0 +1,67 @@
+package pipeline
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func (w *workers) counts() (idle, spawned int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.idle), w.spawned
+}
+
+// TestWorkersReuse: calls run one after another share one goroutine;
+// calls at once get one each.
+func TestWorkersReuse(t *testing.T) {
+	w := &workers{stay: time.Minute}
+	for range 100 {
+		done := make(chan struct{})
+		w.Go(func() { close(done) })
+		<-done
+		waitIdle(t, w, 1)
+	}
+	if _, spawned := w.counts(); spawned != 1 {
+		t.Fatalf("100 calls one after another started %d goroutines, want 1", spawned)
+	}
+
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	for range 8 {
+		wg.Add(1)
+		w.Go(func() { defer wg.Done(); <-release })
+	}
+	close(release)
+	wg.Wait()
+	if _, spawned := w.counts(); spawned != 8 {
+		t.Fatalf("8 calls at once started %d goroutines in all, want 8 (the idle one reused)", spawned)
+	}
+}
+
+// TestWorkersEnd: a worker without work ends after its stay.
+func TestWorkersEnd(t *testing.T) {
+	w := &workers{stay: 20 * time.Millisecond}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		w.Go(wg.Done)
+	}
+	wg.Wait()
+	waitIdle(t, w, 0)
+}
+
+func waitIdle(t *testing.T, w *workers, want int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if idle, _ := w.counts(); idle == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			idle, _ := w.counts()
+			t.Fatalf("%d idle workers, want %d", idle, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -48,25 +49,50 @@ func serveNetwork(t *testing.T, n *pipeline.Network) string {
 }
 
 // starknetNetwork is the wiring the service does for a starknet network
-// whose node is the embedded devnet.
+// whose node is the embedded devnet: the devnet in a pool, and the Starknet
+// family's stages with a pending-pool reader that reads through the pool.
 func starknetNetwork(t *testing.T, chainID string) *pipeline.Network {
+	t.Helper()
+	n, _ := countedStarknetNetwork(t, chainID)
+	return n
+}
+
+// countedStarknetNetwork is starknetNetwork with the bodies the devnet was
+// sent, in order.
+func countedStarknetNetwork(t *testing.T, chainID string) (*pipeline.Network, func() []string) {
 	t.Helper()
 	dev, err := starknet.NewDevnet(starknet.DevnetConfig{ChainID: chainID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dev.Close() })
-	rollup, err := starknet.NewRollup(upstream.Func{ID: "embedded-starknet", Fn: dev.Do}, starknet.PendingAuto)
+	var (
+		mu     sync.Mutex
+		bodies []string
+	)
+	node := upstream.Func{ID: "embedded-starknet", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		mu.Unlock()
+		return dev.Do(ctx, body)
+	}}
+	table := methods.NewTable(methods.FamilyStarknet)
+	table.EnableDevnet()
+	pool := upstream.NewPool("starknet-devnet", upstream.PoolConfig{HeadMethod: "starknet_blockNumber"}, upstream.MemberConfig{Upstream: node})
+	pending, err := starknet.NewPending(pool, starknet.PendingAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rollup.Pending().Detect(context.Background()); err != nil {
+	if err := pending.Detect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	table := methods.NewTable(methods.FamilyStarknet)
-	table.EnableDevnet()
-	pool := upstream.NewPool("starknet-devnet", upstream.PoolConfig{HeadMethod: "starknet_blockNumber"}, upstream.MemberConfig{Upstream: rollup})
-	return &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: pool, Pool: pool}
+	n := &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: pool, Pool: pool,
+		Stages: pipeline.Starknet{Pending: pending}.Stages()}
+	return n, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), bodies...)
+	}
 }
 
 func post(t *testing.T, url, body string) (int, []byte) {

@@ -38,7 +38,7 @@ func TestBuildObserver(t *testing.T) {
 	if len(o.wrapped) != 0 {
 		t.Fatalf("wrapped %v before any call", o.wrapped)
 	}
-	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "eth_noSuchMethod"}, Network: n})
+	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "foo_noSuchMethod"}, Network: n})
 	want := []string{"route"}
 	stages := order(n.familyStages())
 	for i := len(stages) - 1; i >= 0; i-- {
@@ -51,7 +51,7 @@ func TestBuildObserver(t *testing.T) {
 	if len(o.ran) < 3 || o.ran[0] != "call" || o.ran[1] != "recoverStage" || o.ran[2] != "methodRules" {
 		t.Fatalf("ran %v, want call, recoverStage, methodRules first", o.ran)
 	}
-	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "eth_noSuchMethod"}, Network: n})
+	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "foo_noSuchMethod"}, Network: n})
 	if len(o.wrapped) != len(want) {
 		t.Fatalf("wrapped %v after a second call, want the chain compiled once", o.wrapped)
 	}

@@ -237,3 +237,51 @@ func TestGatewayBatch(t *testing.T) {
 		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
 	}
 }
+
+// TestPendingStage: the pending-transactions methods are answered by the
+// Starknet family's stage, chosen by the call's method: the node is asked
+// for its pending pool (the devnet speaks 0.8.1: its pending block), never
+// for rollup_pendingTransactions; a call whose params merely name a pending
+// method goes to the node as it was sent, and its answer is the node's.
+func TestPendingStage(t *testing.T) {
+	n, sent := countedStarknetNetwork(t, "SN_DEVNET")
+	url := serveNetwork(t, n)
+	tests := []struct {
+		name, method, params string
+		wantResult           string // or
+		wantCode             int
+		wantSent             string // the method the node was asked
+	}{
+		{name: "rollup method", method: "rollup_pendingTransactions", params: `[]`, wantResult: `[]`, wantSent: "starknet_getBlockWithTxs"},
+		{name: "starknet method", method: "starknet_pendingTransactions", params: `[]`, wantResult: `[]`, wantSent: "starknet_getBlockWithTxs"},
+		{name: "params name a pending method", method: "starknet_getTransactionByHash", params: `["rollup_pendingTransactions"]`, wantCode: -32602, wantSent: "starknet_getTransactionByHash"},
+		{name: "by-name params name a pending method", method: "starknet_getTransactionByHash", params: `{"transaction_hash":"starknet_pendingTransactions"}`, wantCode: -32602, wantSent: "starknet_getTransactionByHash"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(sent())
+			a := rpc(t, url, tt.method, tt.params)
+			switch {
+			case tt.wantCode != 0 && (a.Error == nil || a.Error.Code != tt.wantCode):
+				t.Fatalf("answer %s %+v, want code %d", a.Result, a.Error, tt.wantCode)
+			case tt.wantCode == 0 && (a.Error != nil || string(a.Result) != tt.wantResult):
+				t.Fatalf("answer %s %+v, want %s", a.Result, a.Error, tt.wantResult)
+			}
+			var methods []string
+			for _, body := range sent()[before:] {
+				var req struct {
+					Method string `json:"method"`
+				}
+				if err := json.Unmarshal([]byte(body), &req); err != nil {
+					t.Fatalf("the node was sent %s: %v", body, err)
+				}
+				if req.Method != "starknet_blockNumber" && req.Method != "starknet_chainId" { // the pool's own reads
+					methods = append(methods, req.Method)
+				}
+			}
+			if len(methods) != 1 || methods[0] != tt.wantSent {
+				t.Fatalf("the node was asked %v, want [%s]", methods, tt.wantSent)
+			}
+		})
+	}
+}

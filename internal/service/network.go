@@ -53,7 +53,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
-		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table, Upstream: pool, Pool: pool,
+		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table, Pool: pool,
 		Route: &pipeline.Route{FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics},
 	}
 	if family == methods.FamilyEVM && nc.Cache.On() {

@@ -285,3 +285,26 @@ func TestPendingStage(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayUpstreamBatch: the reads of a client batch reach the devnet
+// as one upstream batch (it accepts batches), the pending method is
+// answered by the stage beside them, and each call gets its own answer.
+func TestGatewayUpstreamBatch(t *testing.T) {
+	n, sent := countedStarknetNetwork(t, "SN_DEVNET")
+	sn := serveNetwork(t, n)
+	before := len(sent())
+	status, out := post(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":3,"method":"starknet_specVersion","params":[]}]`)
+	want := `[{"jsonrpc":"2.0","id":1,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":2,"result":[]},{"jsonrpc":"2.0","id":3,"result":"0.8.1"}]`
+	if status != 200 || string(out) != want {
+		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
+	}
+	var batches []string
+	for _, body := range sent()[before:] {
+		if strings.HasPrefix(body, "[") {
+			batches = append(batches, body)
+		}
+	}
+	if len(batches) != 1 || !strings.Contains(batches[0], "starknet_chainId") || !strings.Contains(batches[0], "starknet_specVersion") {
+		t.Fatalf("upstream batches %q, want one with both reads", batches)
+	}
+}

@@ -137,7 +137,7 @@ func printPools(w io.Writer, svc *service.Service) {
 		}
 		if n.Partners != nil {
 			for _, st := range n.Partners.Status() {
-				fmt.Fprintf(w, "  partner:   %s/%s (failover for %s)\n", n.Name, st.Name, strings.Join(sortedKeys(n.FailoverMethods), ", "))
+				fmt.Fprintf(w, "  partner:   %s/%s (failover for %s)\n", n.Name, st.Name, strings.Join(sortedKeys(n.Route.FailoverMethods), ", "))
 			}
 		}
 	}

@@ -13,11 +13,11 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// allowStage applies the key's per-call settings: the networks it may use
+// allowKeys applies the key's per-call settings: the networks it may use
 // (always), and, unless a correct secret lifted them, the method and
 // contract address allowlists. A refused call answers 403 -32002; in a
 // batch that is its own entry and the batch stays HTTP 200.
-func allowStage(next Handler) Handler {
+func allowKeys(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if k := c.Key; k != nil {
 			if !k.AllowsNetwork(c.Network.Name) {

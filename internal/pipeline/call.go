@@ -43,5 +43,24 @@ type ClientInfo struct {
 // Handler answers a call.
 type Handler func(ctx context.Context, c *Call) *jsonrpc.Response
 
-// Stage wraps the handler that follows it.
-type Stage func(next Handler) Handler
+// Stage is one step of the pipeline: a value that holds what it needs (a
+// limit set, a gas limiter, a pending-pool reader) and puts its handler in
+// front of the stages after it. Which stages a network runs, and in what
+// order, is said once, in stages.go and families.go.
+type Stage interface {
+	// Name names the stage in traces (observe.go): "methodRules", "gasCap".
+	Name() string
+	// Wrap returns the stage's handler, with next behind it. The pipeline
+	// calls it once per network it serves: state the handler keeps (a book
+	// of filters) lives as long as that pipeline.
+	Wrap(next Handler) Handler
+}
+
+// stageFunc is a stage that needs nothing but the call: a named function.
+type stageFunc struct {
+	name string
+	wrap func(next Handler) Handler
+}
+
+func (s stageFunc) Name() string              { return s.name }
+func (s stageFunc) Wrap(next Handler) Handler { return s.wrap(next) }

@@ -61,7 +61,7 @@ func TestCoalescing(t *testing.T) {
 			}
 			// Wait until every caller is either sharing a call or at the node.
 			deadline := time.Now().Add(30 * time.Second)
-			for total.Load() < callers && n.coalesce.Inside() < callers && time.Now().Before(deadline) {
+			for total.Load() < callers && n.route().coalesce.Inside() < callers && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
 			close(release)

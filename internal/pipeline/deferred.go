@@ -6,14 +6,14 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// blockFirst answers a param the method rules found malformed but that
+// nodeErrorFirst answers a param the method rules found malformed but that
 // go-ethereum only checks after resolving the call's block (a storage key
 // of eth_getStorageAt, see methods.Deferred): the node is asked the same
 // call with a valid value in its place, so that an unknown block is
 // answered with the node's own error, as go-ethereum would; a block the
 // node resolves gets the param's refusal. The malformed value never
 // reaches a node.
-func blockFirst(next Handler) Handler {
+func nodeErrorFirst(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		d := c.Parsed.Deferred()
 		if d == nil {

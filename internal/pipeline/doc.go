@@ -1,9 +1,17 @@
 // Package pipeline runs calls through nodegate's stages in one fixed order
-// (stages.go): recover, key policy, method rules, limits, then the route to
-// an upstream. Both transports hand their calls to the same pipeline, so no
-// rule exists on one transport only. A batch is split into calls that run
-// concurrently, within a window and the request's answer budget, and whose
-// answers are handed back in order as they finish (batch.go).
+// (stages.go): recover, method rules, key policy, the stages of the
+// network's family (families.go: the EVM family's limits and execution
+// bounds; the Starknet family's pending-transactions stage), the session,
+// then the route to the network's nodes. A stage is a value that holds its
+// own dependencies (a limit set, a gas limiter, a pending-pool reader, the
+// route's cache); a Network carries only what every stage needs, its nodes
+// and its stages. Both transports hand their calls to the same pipeline,
+// which compiles each network's chain once, so no rule exists on one
+// transport only. A batch is split into calls that run concurrently,
+// within a window and the request's answer budget, and whose answers are
+// handed back in order as they finish (batch.go).
 //
 // It must not parse wire bytes or write responses: that is the ingress.
+// Starknet semantics (the pending pool, felts) are package starknet's; the
+// pipeline only places its reader in the Starknet family's stage.
 package pipeline

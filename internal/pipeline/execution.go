@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -14,19 +15,28 @@ import (
 var executionMethods = map[string]bool{"eth_call": true, "eth_estimateGas": true}
 
 // executionLimits bounds eth_call and eth_estimateGas: on a network whose
-// node runs on this process (Network.ExecutionShare), a key runs only its
+// node runs on this process (EVM.ExecutionShare), a key runs only its
 // share of them at once, so that no key takes every CPU; and each runs
 // within its plan's call_timeout. The deadline reaches the node with the
 // call: the embedded node stops the EVM at it; an upstream's request is
 // cancelled (JSON-RPC has no standard way to send a node a time limit, so
 // a remote node stops at its own limit, go-ethereum's --rpc.evmtimeout).
 // Past the deadline the call answers go-ethereum's own words for it.
-func executionLimits(next Handler) Handler {
+type executionLimits struct {
+	share  int      // calls of one key at once; 0: no bound
+	shares sync.Map // key id → chan struct{} of share turns
+}
+
+func newExecutionLimits(share int) *executionLimits { return &executionLimits{share: share} }
+
+func (*executionLimits) Name() string { return "executionLimits" }
+
+func (e *executionLimits) Wrap(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if !executionMethods[c.Req.Method] {
 			return next(ctx, c)
 		}
-		release, err := c.Network.executionTurn(ctx, c.Key)
+		release, err := e.turn(ctx, c.Key)
 		if err != nil {
 			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 		}
@@ -48,14 +58,14 @@ func executionLimits(next Handler) Handler {
 	}
 }
 
-// executionTurn waits until key may run one more execution call on n.
-func (n *Network) executionTurn(ctx context.Context, key *keys.Key) (release func(), err error) {
-	if n == nil || n.ExecutionShare <= 0 || key == nil {
+// turn waits until key may run one more execution call.
+func (e *executionLimits) turn(ctx context.Context, key *keys.Key) (release func(), err error) {
+	if e.share <= 0 || key == nil {
 		return func() {}, nil
 	}
-	v, ok := n.shares.Load(key.ID)
+	v, ok := e.shares.Load(key.ID)
 	if !ok {
-		v, _ = n.shares.LoadOrStore(key.ID, make(chan struct{}, n.ExecutionShare))
+		v, _ = e.shares.LoadOrStore(key.ID, make(chan struct{}, e.share))
 	}
 	turns := v.(chan struct{})
 	select {

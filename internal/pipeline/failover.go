@@ -9,12 +9,12 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// failover forwards an eligible call to the network's partners when the
+// failover forwards an eligible call (FailoverMethods) to the network's partners when the
 // key's plan allows it (docs/spec.md, "Failover forwarding"). It returns nil when
 // failover does not apply or the partners could not answer either.
-func failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
+func (r *Route) failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
 	n := c.Network
-	if n.Partners == nil || !n.FailoverMethods[c.Req.Method] || !failoverAllowed(c.Key) {
+	if n.Partners == nil || !r.FailoverMethods[c.Req.Method] || !failoverAllowed(c.Key) {
 		return nil
 	}
 	resp, partner, err := n.Partners.ForwardFrom(ctx, body, c.Rule.Idempotent)
@@ -23,8 +23,8 @@ func failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Response {
 		return nil
 	}
 	c.ForwardedTo = partner
-	if n.Metrics != nil {
-		n.Metrics.Failover.WithLabelValues(n.Name, c.ForwardedTo, methods.Label(c.Req.Method)).Inc()
+	if r.Metrics != nil {
+		r.Metrics.Failover.WithLabelValues(n.Name, c.ForwardedTo, methods.Label(c.Req.Method)).Inc()
 	}
 	return resp
 }

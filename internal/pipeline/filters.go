@@ -27,8 +27,15 @@ func errFilterNotFound() *jsonrpc.Error { return jsonrpc.NewError(-32000, "filte
 //   - eth_getFilterChanges of a log filter obeys the same result and
 //     duration limits.
 //
-// Its book of filters lives as long as the pipeline (one per Build).
-func filterLimits(next Handler) Handler {
+// Its book of filters lives as long as the pipeline (one per Build and
+// network). limits nil: docs/spec.md's.
+type filterLimits struct{ limits *limits.Set }
+
+func (filterLimits) Name() string { return "filterLimits" }
+
+func (f filterLimits) withLimits(set *limits.Set) Stage { return filterLimits{set} }
+
+func (f filterLimits) Wrap(next Handler) Handler {
 	book := newFilterBook()
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if c.Rule == nil || c.Rule.Limit != methods.LimitFilter {
@@ -36,7 +43,7 @@ func filterLimits(next Handler) Handler {
 		}
 		switch c.Req.Method {
 		case "eth_newFilter":
-			return newLogFilter(ctx, c, book, next)
+			return newLogFilter(ctx, c, f.limits, book, next)
 		case "eth_newBlockFilter":
 			return newFilter(ctx, c, book, next, blockFilter, nil)
 		case "eth_newPendingTransactionFilter":
@@ -47,7 +54,7 @@ func filterLimits(next Handler) Handler {
 			return jsonrpc.ErrorResponse(errFilterNotFound())
 		}
 		ref := filterRef{network: c.Network.Name, id: string(*id)}
-		f, ok := book.lookup(ref, owner(c))
+		entry, ok := book.lookup(ref, owner(c))
 		switch c.Req.Method {
 		case "eth_uninstallFilter":
 			if !ok {
@@ -56,19 +63,19 @@ func filterLimits(next Handler) Handler {
 			book.remove(ref)
 			return next(ctx, c)
 		case "eth_getFilterLogs":
-			if !ok || f.kind != logFilter {
+			if !ok || entry.kind != logFilter {
 				return jsonrpc.ErrorResponse(errFilterNotFound())
 			}
-			return forget(book, ref, filterLogs(ctx, c, f, next))
+			return forget(book, ref, filterLogs(ctx, c, f.limits, entry, next))
 		case "eth_getFilterChanges":
 			if !ok {
 				return jsonrpc.ErrorResponse(errFilterNotFound())
 			}
 			book.touch(ref)
-			if f.kind != logFilter {
+			if entry.kind != logFilter {
 				return forget(book, ref, next(ctx, c))
 			}
-			v := c.Network.Limits.For(plan(c))
+			v := f.limits.For(plan(c))
 			return forget(book, ref, limits.GetFilterChanges(ctx, v, func(ctx context.Context) *jsonrpc.Response { return next(ctx, c) }))
 		}
 		return next(ctx, c)
@@ -77,9 +84,9 @@ func filterLimits(next Handler) Handler {
 
 // newLogFilter checks eth_newFilter's object against eth_getLogs's
 // parameter limit before the node installs it.
-func newLogFilter(ctx context.Context, c *Call, book *filterBook, next Handler) *jsonrpc.Response {
+func newLogFilter(ctx context.Context, c *Call, set *limits.Set, book *filterBook, next Handler) *jsonrpc.Response {
 	raw := firstElement(c.Req.Params)
-	if e := limits.CheckParams(c.Network.Limits.For(plan(c)), raw); e != nil {
+	if e := limits.CheckParams(set.For(plan(c)), raw); e != nil {
 		return jsonrpc.ErrorResponse(e)
 	}
 	return newFilter(ctx, c, book, next, logFilter, append([]byte(nil), raw...))
@@ -106,7 +113,7 @@ func newFilter(ctx context.Context, c *Call, book *filterBook, next Handler, kin
 // object would be answered. A query made in one call is the client's own
 // eth_getFilterLogs (the node's answer, its errors included); a wide range
 // is asked in eth_getLogs sub-ranges.
-func filterLogs(ctx context.Context, c *Call, f filterEntry, next Handler) *jsonrpc.Response {
+func filterLogs(ctx context.Context, c *Call, set *limits.Set, f filterEntry, next Handler) *jsonrpc.Response {
 	crit := new(filters.FilterCriteria)
 	if err := json.Unmarshal(f.crit, crit); err != nil { // not reachable: decoded at eth_newFilter
 		return jsonrpc.ErrorResponse(errFilterNotFound())
@@ -128,7 +135,7 @@ func filterLogs(ctx context.Context, c *Call, f filterEntry, next Handler) *json
 		},
 		Call: internalCall(c),
 	}
-	return limits.GetLogs(ctx, c.Network.Limits.For(plan(c)), limits.Query{Params: params, Filter: crit}, b)
+	return limits.GetLogs(ctx, set.For(plan(c)), limits.Query{Params: params, Filter: crit}, b)
 }
 
 // forget drops a filter the node answered it does not know (a node that

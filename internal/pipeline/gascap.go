@@ -13,21 +13,30 @@ import (
 // gasCap lowers the gas of eth_call and eth_estimateGas to the plan's factor
 // times the head block's gas limit, as go-ethereum's rpc.gascap does: a gas
 // value above the cap is lowered, not refused; an absent one is left to the
-// node.
-func gasCap(next Handler) Handler {
+// node. Without a head (nil) the node's own cap applies.
+type gasCap struct {
+	limits *limits.Set
+	head   GasLimiter
+}
+
+func (gasCap) Name() string { return "gasCap" }
+
+func (g gasCap) withLimits(set *limits.Set) Stage { g.limits = set; return g }
+
+func (g gasCap) Wrap(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
-		if c.Rule == nil || c.Rule.Limit != methods.LimitGasCap || c.Network.Head == nil || len(c.Parsed) == 0 {
+		if c.Rule == nil || c.Rule.Limit != methods.LimitGasCap || g.head == nil || len(c.Parsed) == 0 {
 			return next(ctx, c)
 		}
 		args, _ := c.Parsed[0].(*methods.CallArgs)
 		if args == nil || args.Gas == nil {
 			return next(ctx, c)
 		}
-		head := c.Network.Head.GasLimit()
+		head := g.head.GasLimit()
 		if head == 0 {
 			return next(ctx, c) // head unknown: the node's own cap applies
 		}
-		limit := c.Network.Limits.For(plan(c)).GasCap(head)
+		limit := g.limits.For(plan(c)).GasCap(head)
 		if uint64(*args.Gas) <= limit {
 			return next(ctx, c)
 		}

@@ -12,9 +12,16 @@ import (
 )
 
 // getLogsLimits enforces eth_getLogs's limits at the gateway (see package
-// limits). The log queries it makes go down the rest of the pipeline, one
-// call per sub-range; the tag resolutions go to the network's upstream.
-func getLogsLimits(next Handler) Handler {
+// limits; nil: docs/spec.md's). The log queries it makes go down the rest
+// of the pipeline, one call per sub-range; the tag resolutions go to the
+// network's route.
+type getLogsLimits struct{ limits *limits.Set }
+
+func (getLogsLimits) Name() string { return "getLogsLimits" }
+
+func (g getLogsLimits) withLimits(set *limits.Set) Stage { return getLogsLimits{set} }
+
+func (g getLogsLimits) Wrap(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if c.Rule == nil || c.Rule.Limit != methods.LimitGetLogs || len(c.Parsed) == 0 {
 			return next(ctx, c)
@@ -32,15 +39,15 @@ func getLogsLimits(next Handler) Handler {
 			},
 			Call: internalCall(c),
 		}
-		return limits.GetLogs(ctx, c.Network.Limits.For(plan(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
+		return limits.GetLogs(ctx, g.limits.For(plan(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
 	}
 }
 
 // internalCall sends the reads the limits make for c (tag resolutions)
-// to the network's upstream.
+// down the network's route.
 func internalCall(c *Call) limits.Fetch {
 	return func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
-		return route(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client})
+		return c.Network.route().serve(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client})
 	}
 }
 

@@ -5,31 +5,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-func namedStageMaker() Stage {
-	return func(next Handler) Handler { return next }
-}
-
-func TestStageName(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		stage Stage
-		want  string
-	}{
-		{"function", recoverStage, "recoverStage"},
-		{"made by a function", namedStageMaker(), "namedStageMaker"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := stageName(tc.stage); got != tc.want {
-				t.Fatalf("stageName = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// recordingObserver lists what Build asked it to wrap and what ran.
+// recordingObserver lists what the pipeline asked it to wrap and what ran.
 type recordingObserver struct{ wrapped, ran []string }
 
 func (o *recordingObserver) WrapCall(next Handler) Handler {
@@ -48,21 +28,31 @@ func (o *recordingObserver) WrapStage(name string, next Handler) Handler {
 	}
 }
 
-// TestBuildObserver: the observer wraps every stage of order() and the
-// route, and the whole chain once; calls run through the wrappers in order.
+// TestBuildObserver: on a network's first call the observer wraps every
+// stage of its chain (order) and the route, and the whole chain once; calls
+// run through the wrappers in order; a second call compiles nothing.
 func TestBuildObserver(t *testing.T) {
 	o := &recordingObserver{}
 	p := Build(Options{Observer: o})
+	n := &Network{Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	if len(o.wrapped) != 0 {
+		t.Fatalf("wrapped %v before any call", o.wrapped)
+	}
+	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "foo_noSuchMethod"}, Network: n})
 	want := []string{"route"}
-	for i := len(order()) - 1; i >= 0; i-- {
-		want = append(want, stageName(order()[i]))
+	stages := order(n.familyStages())
+	for i := len(stages) - 1; i >= 0; i-- {
+		want = append(want, stages[i].Name())
 	}
 	want = append(want, "call")
 	if !slices.Equal(o.wrapped, want) {
 		t.Fatalf("wrapped %v, want %v", o.wrapped, want)
 	}
-	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "eth_noSuchMethod"}})
 	if len(o.ran) < 3 || o.ran[0] != "call" || o.ran[1] != "recoverStage" || o.ran[2] != "methodRules" {
 		t.Fatalf("ran %v, want call, recoverStage, methodRules first", o.ran)
+	}
+	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "foo_noSuchMethod"}, Network: n})
+	if len(o.wrapped) != len(want) {
+		t.Fatalf("wrapped %v after a second call, want the chain compiled once", o.wrapped)
 	}
 }

@@ -2,13 +2,17 @@ package pipeline
 
 import (
 	"context"
+	"sync"
 
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Pipeline is the compiled chain of stages.
+// Pipeline runs calls through their network's stages. It compiles each
+// network's chain once, on the network's first call.
 type Pipeline struct {
-	handler Handler
+	handler  Handler  // the batch stage in front of each call's network chain
+	observer Observer // nil: none
+	chains   sync.Map // *Network → Handler
 	// BatchParallelism bounds how many calls of one batch run at once.
 	batchParallelism int
 }
@@ -16,31 +20,52 @@ type Pipeline struct {
 // Options tune a pipeline.
 type Options struct {
 	BatchParallelism int // default 16
-	// Observer, when set, wraps the chain and each stage (observe.go).
+	// Observer, when set, wraps each network's chain and each of its
+	// stages (observe.go).
 	Observer Observer
 }
 
-// Build compiles the stages once, in the order of stages.go.
+// Build makes a pipeline; each network's chain is compiled on first use,
+// in the order of stages.go.
 func Build(opts Options) *Pipeline {
-	h := Handler(route)
-	if opts.Observer != nil {
-		h = opts.Observer.WrapStage("route", h)
-	}
-	stages := order()
-	for i := len(stages) - 1; i >= 0; i-- {
-		h = stages[i](h)
-		if opts.Observer != nil {
-			h = opts.Observer.WrapStage(stageName(stages[i]), h)
-		}
-	}
-	if opts.Observer != nil {
-		h = opts.Observer.WrapCall(h)
-	}
-	h = batchStage(h) // a batch's calls meet at the route (collect.go)
 	if opts.BatchParallelism <= 0 {
 		opts.BatchParallelism = 16
 	}
-	return &Pipeline{handler: h, batchParallelism: opts.BatchParallelism}
+	p := &Pipeline{observer: opts.Observer, batchParallelism: opts.BatchParallelism}
+	p.handler = batchStage(func(ctx context.Context, c *Call) *jsonrpc.Response { // a batch's calls meet at the route (collect.go)
+		return p.chain(c.Network)(ctx, c)
+	})
+	return p
+}
+
+// chain is n's compiled chain.
+func (p *Pipeline) chain(n *Network) Handler {
+	if h, ok := p.chains.Load(n); ok {
+		return h.(Handler)
+	}
+	h, _ := p.chains.LoadOrStore(n, p.compile(n))
+	return h.(Handler)
+}
+
+// compile builds n's chain: its stages (order) in front of its route,
+// each wrapped by the observer, and the whole once more.
+func (p *Pipeline) compile(n *Network) Handler {
+	var route Stage = &Route{} // a call without a network: the rules refuse it
+	if n != nil {
+		route = n.route()
+	}
+	stages := append(order(n.familyStages()), route)
+	var h Handler
+	for i := len(stages) - 1; i >= 0; i-- {
+		h = stages[i].Wrap(h)
+		if p.observer != nil {
+			h = p.observer.WrapStage(stages[i].Name(), h)
+		}
+	}
+	if p.observer != nil {
+		h = p.observer.WrapCall(h)
+	}
+	return h
 }
 
 // Serve answers one call.

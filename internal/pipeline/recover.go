@@ -9,9 +9,9 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// recoverStage turns a panic in any later stage into an internal error for
+// recoverCalls turns a panic in any later stage into an internal error for
 // that call, so that one bad call never takes down a batch or the process.
-func recoverStage(next Handler) Handler {
+func recoverCalls(next Handler) Handler {
 	return func(ctx context.Context, c *Call) (resp *jsonrpc.Response) {
 		defer func() {
 			if r := recover(); r != nil {

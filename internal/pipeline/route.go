@@ -9,6 +9,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -16,36 +17,58 @@ import (
 // bufPool recycles request buffers for upstream calls.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// route answers from the network's cache of final answers when it can
+// Route is the last stage: how a network's calls reach its nodes, and
+// what it holds for that besides the nodes themselves (Network.Pool,
+// Network.Partners).
+type Route struct {
+	// Cache keeps answers that can no longer change (nil: no cache).
+	Cache *cache.Cache
+	// FailoverMethods are the methods eligible for partner failover.
+	FailoverMethods map[string]bool
+	// Metrics, when set, records failovers and unavailability.
+	Metrics *telemetry.Registry
+
+	// coalesce shares identical reads in flight at once.
+	coalesce coalesce.Group
+}
+
+// Name implements Stage.
+func (*Route) Name() string { return "route" }
+
+// Wrap implements Stage: the route is the end of the chain, next is never
+// called.
+func (r *Route) Wrap(Handler) Handler { return r.serve }
+
+// serve answers from the network's cache of final answers when it can
 // (package cache); else it sends the call to the network's pool and returns its answer as raw
 // bytes; when the pool cannot answer, an eligible call of a plan that
 // allows it goes to a partner. A call of a client batch first waits for the
 // batch's other calls and goes with them as an upstream batch (collect.go);
 // what that batch did not answer is sent alone, here.
-func route(ctx context.Context, c *Call) *jsonrpc.Response {
+func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	n := c.Network
-	if !n.Cache.Caches(c.Req.Method) {
-		return forward(ctx, c)
+	if !r.Cache.Caches(c.Req.Method) {
+		return r.forward(ctx, c)
 	}
 	finalized := n.pool().Finalized()
 	if !cache.Before(c.Req.Method, c.Req.Params, finalized) {
-		return forward(ctx, c)
+		return r.forward(ctx, c)
 	}
 	var kb [256]byte
 	key := cache.Key(kb[:0], c.Req.Method, c.Req.Params)
-	if v, ok := n.Cache.Get(ctx, key); ok {
+	if v, ok := r.Cache.Get(ctx, key); ok {
 		return &jsonrpc.Response{Result: v}
 	}
-	resp := forward(ctx, c)
+	resp := r.forward(ctx, c)
 	if c.ForwardedTo == "" && cache.After(c.Req.Method, resp, finalized) {
-		n.Cache.Set(ctx, key, bytes.Clone(resp.Result))
+		r.Cache.Set(ctx, key, bytes.Clone(resp.Result))
 	}
 	return resp
 }
 
 // forward sends the call upstream: with its batch, shared with identical
 // reads in flight, or alone.
-func forward(ctx context.Context, c *Call) *jsonrpc.Response {
+func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	var failed *upstream.Member
 	t, _ := ctx.Value(tokenKey{}).(*token)
 	if t != nil {
@@ -69,7 +92,7 @@ func forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	case coalescable(ctx, c, t):
 		var kb [256]byte
 		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())
-		resp, _, err = n.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
+		resp, _, err = r.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
 			// The answer is shared: no caller's cancellation may cut it.
 			return n.pool().ForwardFrom(context.WithoutCancel(ctx), body, true)
 		})
@@ -82,12 +105,12 @@ func forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	if upstream.Expired(ctx) {
 		return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 	}
-	if resp := failover(ctx, c, body); resp != nil {
+	if resp := r.failover(ctx, c, body); resp != nil {
 		return resp
 	}
 	slog.Warn("upstream unavailable", "network", n.Name, "method", methods.Label(c.Req.Method), "err", err)
-	if n.Metrics != nil {
-		n.Metrics.Unavailable.WithLabelValues(n.Name, methods.Label(c.Req.Method)).Inc()
+	if r.Metrics != nil {
+		r.Metrics.Unavailable.WithLabelValues(n.Name, methods.Label(c.Req.Method)).Inc()
 	}
 	return jsonrpc.ErrorResponse(jsonrpc.ErrUpstreamUnavailable())
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// methodRules resolves the call's rule on its network and checks its params
+// checkRules resolves the call's rule on its network and checks its params
 // before any node sees them.
-func methodRules(next Handler) Handler {
+func checkRules(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		rule, err := c.Network.Methods.Lookup(c.Req.Method)
 		if err != nil {

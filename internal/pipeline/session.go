@@ -21,11 +21,11 @@ func errNotificationsUnsupported() *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "notifications not supported")
 }
 
-// sessionStage answers the session methods (eth_subscribe, eth_unsubscribe)
+// sessionCalls answers the session methods (eth_subscribe, eth_unsubscribe)
 // from the caller's connection. It runs after every policy stage, so a
 // subscription obeys the same key, limit and method rules as any call; it
 // never reaches a node through the route.
-func sessionStage(next Handler) Handler {
+func sessionCalls(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if c.Rule == nil || c.Rule.Session == "" {
 			return next(ctx, c)

@@ -19,7 +19,8 @@ import (
 )
 
 // buildNetwork makes a network's pool (starting the embedded node when it
-// is one of the upstreams) and its partners.
+// is one of the upstreams), its partners, its route and the stages of its
+// family (familyStages).
 func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config.Network) (*pipeline.Network, error) {
 	family := methods.FamilyEVM
 	if nc.Family == string(methods.FamilyStarknet) {
@@ -34,7 +35,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 			err error
 		)
 		if family == methods.FamilyStarknet {
-			u, err = s.makeStarknetUpstream(ctx, nc, uc, table)
+			u, err = s.makeStarknetUpstream(uc, nc, table)
 			pcfg.HeadMethod = "starknet_blockNumber"
 		} else {
 			u, err = s.makeUpstream(ctx, cfg, uc)
@@ -42,8 +43,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
-		// A starknet.Rollup takes no upstream batches (upstream.Unbatched).
-		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: uc.BatchSize})
+		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: memberBatchSize(family, uc)})
 	}
 	pcfg.TrackFinalized = family == methods.FamilyEVM && nc.Cache.On() // the cache keeps only what is final
 	var check *chainCheck
@@ -53,25 +53,18 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
-		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table,
-		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
+		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table, Pool: pool,
+		Route: &pipeline.Route{FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics},
 	}
-	if family == methods.FamilyEVM {
-		n.Limits, n.Head = limits.FromConfig(cfg.Limits), upstream.NewHead(pool, time.Second)
-		if servesEmbedded(nc) {
-			// eth_call runs on this process's CPUs: one key gets half.
-			n.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
+	if family == methods.FamilyEVM && nc.Cache.On() {
+		c, err := s.newCache(nc)
+		if err != nil {
+			return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 		}
-		if nc.Cache.On() {
-			c, err := s.newCache(nc)
-			if err != nil {
-				return nil, fmt.Errorf("network %s: %w", nc.Name, err)
-			}
-			n.Cache = c
-		}
-		if s.Node != nil && n.ChainID == 0 {
-			n.ChainID = s.Node.ChainID()
-		}
+		n.Route.Cache = c
+	}
+	if family == methods.FamilyEVM && s.Node != nil && n.ChainID == 0 {
+		n.ChainID = s.Node.ChainID()
 	}
 	if len(nc.Partners) > 0 {
 		var partners []upstream.MemberConfig
@@ -86,6 +79,11 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
 		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
 	}
+	stages, err := familyStages(ctx, cfg, nc, family, pool)
+	if err != nil {
+		return nil, fmt.Errorf("network %s: %w", nc.Name, err)
+	}
+	n.Stages = stages
 	n.Subs = s.startSubs(nc)
 	s.watch(n)
 	if family == methods.FamilyEVM && n.ChainID == 0 && check != nil {
@@ -95,6 +93,29 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 	s.built = append(s.built, n)
 	s.genMu.Unlock()
 	return n, nil
+}
+
+// familyStages are the stages a network's family brings, with what each
+// holds (pipeline.EVM, pipeline.Starknet): the EVM family its limits, the
+// head's gas limit for the gas cap and, on the embedded node, each key's
+// share of this process's CPUs; the Starknet family its pending-pool
+// reader.
+func familyStages(ctx context.Context, cfg config.Config, nc config.Network, family methods.Family, pool *upstream.Pool) ([]pipeline.Stage, error) {
+	switch family {
+	case methods.FamilyStarknet:
+		p, err := newPending(ctx, nc, pool)
+		if err != nil {
+			return nil, err
+		}
+		return pipeline.Starknet{Pending: p}.Stages(), nil
+	default:
+		evm := pipeline.EVM{Limits: limits.FromConfig(cfg.Limits), Gas: upstream.NewHead(pool, time.Second)}
+		if servesEmbedded(nc) {
+			// eth_call runs on this process's CPUs: one key gets half.
+			evm.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
+		}
+		return evm.Stages(), nil
+	}
 }
 
 // servesEmbedded reports whether the embedded node is one of nc's upstreams.

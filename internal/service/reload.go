@@ -80,18 +80,10 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 	return nil
 }
 
-// withLimits is old with other method limits; the pools are shared.
+// withLimits is old with other method limits: the stages that hold limits
+// are made again; the pools, the route and every other stage are shared.
 func withLimits(old *pipeline.Network, l config.Limits) *pipeline.Network {
-	n := &pipeline.Network{
-		Name: old.Name, Family: old.Family, ChainID: old.ChainID, Methods: old.Methods,
-		Upstream: old.Upstream, Pool: old.Pool, Partners: old.Partners, FailoverMethods: old.FailoverMethods,
-		Metrics: old.Metrics, Limits: old.Limits, Head: old.Head, Subs: old.Subs,
-		ExecutionShare: old.ExecutionShare, Cache: old.Cache,
-	}
-	if old.Limits != nil {
-		n.Limits = limits.FromConfig(l)
-	}
-	return n
+	return old.WithLimits(limits.FromConfig(l))
 }
 
 // retire closes networks that no generation serves any more (their pools,

@@ -1,15 +1,17 @@
 // Package starknet is the rollup family of nodegate (docs/spec.md's rollup_
 // methods, Starknet JSON-RPC on the wire): felts and their validation, the
-// INVOKE transaction hashes (Pedersen for v0/v1, Poseidon for v3), the
-// gateway-side answer to rollup_pendingTransactions (forwarded to a node
-// that still serves starknet_pendingTransactions, or built from the
-// pending block of a newer one), and Devnet, the embedded in-process
-// Starknet JSON-RPC 0.8.1 devnet that the default run serves: a pending
-// pool, blocks, per-account nonces, statuses, receipts and fee estimates at
+// INVOKE transaction hashes (Pedersen for v0/v1, Poseidon for v3), Pending,
+// the reader behind rollup_pendingTransactions (forwarded to a node that
+// still serves starknet_pendingTransactions, or built from the pending
+// block of a newer one), and Devnet, the embedded in-process Starknet
+// JSON-RPC 0.8.1 devnet that the default run serves: a pending pool,
+// blocks, per-account nonces, statuses, receipts and fee estimates at
 // fixed prices, enough for starknet.js's standard flow; it executes no
 // code.
 //
 // It owns Starknet semantics only. It must not know about keys, plans,
-// client transports or how networks are chosen; it talks to nodes through
-// upstream.Upstream and answers with raw JSON and jsonrpc errors.
+// client transports, the pipeline or how networks are chosen: the Starknet
+// family's pipeline stage (internal/pipeline) calls Pending by the call's
+// method. It talks to nodes through upstream.Upstream (a network's pool)
+// and answers with raw JSON and jsonrpc errors.
 package starknet

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -48,25 +49,50 @@ func serveNetwork(t *testing.T, n *pipeline.Network) string {
 }
 
 // starknetNetwork is the wiring the service does for a starknet network
-// whose node is the embedded devnet.
+// whose node is the embedded devnet: the devnet in a pool, and the Starknet
+// family's stages with a pending-pool reader that reads through the pool.
 func starknetNetwork(t *testing.T, chainID string) *pipeline.Network {
+	t.Helper()
+	n, _ := countedStarknetNetwork(t, chainID)
+	return n
+}
+
+// countedStarknetNetwork is starknetNetwork with the bodies the devnet was
+// sent, in order.
+func countedStarknetNetwork(t *testing.T, chainID string) (*pipeline.Network, func() []string) {
 	t.Helper()
 	dev, err := starknet.NewDevnet(starknet.DevnetConfig{ChainID: chainID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dev.Close() })
-	rollup, err := starknet.NewRollup(upstream.Func{ID: "embedded-starknet", Fn: dev.Do}, starknet.PendingAuto)
+	var (
+		mu     sync.Mutex
+		bodies []string
+	)
+	node := upstream.Func{ID: "embedded-starknet", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		mu.Unlock()
+		return dev.Do(ctx, body)
+	}}
+	table := methods.NewTable(methods.FamilyStarknet)
+	table.EnableDevnet()
+	pool := upstream.NewPool("starknet-devnet", upstream.PoolConfig{HeadMethod: "starknet_blockNumber"}, upstream.MemberConfig{Upstream: node})
+	pending, err := starknet.NewPending(pool, starknet.PendingAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rollup.Pending().Detect(context.Background()); err != nil {
+	if err := pending.Detect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	table := methods.NewTable(methods.FamilyStarknet)
-	table.EnableDevnet()
-	pool := upstream.NewPool("starknet-devnet", upstream.PoolConfig{HeadMethod: "starknet_blockNumber"}, upstream.MemberConfig{Upstream: rollup})
-	return &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: pool, Pool: pool}
+	n := &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: pool, Pool: pool,
+		Stages: pipeline.Starknet{Pending: pending}.Stages()}
+	return n, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), bodies...)
+	}
 }
 
 func post(t *testing.T, url, body string) (int, []byte) {
@@ -209,5 +235,76 @@ func TestGatewayBatch(t *testing.T) {
 	want := `[{"jsonrpc":"2.0","id":1,"result":[]},{"jsonrpc":"2.0","id":2,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"the method eth_chainId does not exist/is not available"}}]`
 	if status != 200 || string(out) != want {
 		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
+	}
+}
+
+// TestPendingStage: the pending-transactions methods are answered by the
+// Starknet family's stage, chosen by the call's method: the node is asked
+// for its pending pool (the devnet speaks 0.8.1: its pending block), never
+// for rollup_pendingTransactions; a call whose params merely name a pending
+// method goes to the node as it was sent, and its answer is the node's.
+func TestPendingStage(t *testing.T) {
+	n, sent := countedStarknetNetwork(t, "SN_DEVNET")
+	url := serveNetwork(t, n)
+	tests := []struct {
+		name, method, params string
+		wantResult           string // or
+		wantCode             int
+		wantSent             string // the method the node was asked
+	}{
+		{name: "rollup method", method: "rollup_pendingTransactions", params: `[]`, wantResult: `[]`, wantSent: "starknet_getBlockWithTxs"},
+		{name: "starknet method", method: "starknet_pendingTransactions", params: `[]`, wantResult: `[]`, wantSent: "starknet_getBlockWithTxs"},
+		{name: "params name a pending method", method: "starknet_getTransactionByHash", params: `["rollup_pendingTransactions"]`, wantCode: -32602, wantSent: "starknet_getTransactionByHash"},
+		{name: "by-name params name a pending method", method: "starknet_getTransactionByHash", params: `{"transaction_hash":"starknet_pendingTransactions"}`, wantCode: -32602, wantSent: "starknet_getTransactionByHash"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(sent())
+			a := rpc(t, url, tt.method, tt.params)
+			switch {
+			case tt.wantCode != 0 && (a.Error == nil || a.Error.Code != tt.wantCode):
+				t.Fatalf("answer %s %+v, want code %d", a.Result, a.Error, tt.wantCode)
+			case tt.wantCode == 0 && (a.Error != nil || string(a.Result) != tt.wantResult):
+				t.Fatalf("answer %s %+v, want %s", a.Result, a.Error, tt.wantResult)
+			}
+			var methods []string
+			for _, body := range sent()[before:] {
+				var req struct {
+					Method string `json:"method"`
+				}
+				if err := json.Unmarshal([]byte(body), &req); err != nil {
+					t.Fatalf("the node was sent %s: %v", body, err)
+				}
+				if req.Method != "starknet_blockNumber" && req.Method != "starknet_chainId" { // the pool's own reads
+					methods = append(methods, req.Method)
+				}
+			}
+			if len(methods) != 1 || methods[0] != tt.wantSent {
+				t.Fatalf("the node was asked %v, want [%s]", methods, tt.wantSent)
+			}
+		})
+	}
+}
+
+// TestGatewayUpstreamBatch: the reads of a client batch reach the devnet
+// as one upstream batch (it accepts batches), the pending method is
+// answered by the stage beside them, and each call gets its own answer.
+func TestGatewayUpstreamBatch(t *testing.T) {
+	n, sent := countedStarknetNetwork(t, "SN_DEVNET")
+	sn := serveNetwork(t, n)
+	before := len(sent())
+	status, out := post(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":3,"method":"starknet_specVersion","params":[]}]`)
+	want := `[{"jsonrpc":"2.0","id":1,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":2,"result":[]},{"jsonrpc":"2.0","id":3,"result":"0.8.1"}]`
+	if status != 200 || string(out) != want {
+		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
+	}
+	var batches []string
+	for _, body := range sent()[before:] {
+		if strings.HasPrefix(body, "[") {
+			batches = append(batches, body)
+		}
+	}
+	if len(batches) != 1 || !strings.Contains(batches[0], "starknet_chainId") || !strings.Contains(batches[0], "starknet_specVersion") {
+		t.Fatalf("upstream batches %q, want one with both reads", batches)
 	}
 }

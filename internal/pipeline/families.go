@@ -1,0 +1,100 @@
+package pipeline
+
+import (
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+// This file says which stages each network family brings, and with what.
+// The pipeline places them after the key policy (stages.go: order); each
+// stage holds its own dependencies, so the network carries none of them.
+
+// EVM is what the EVM family's stages hold. Its zero value is a network
+// under docs/spec.md's limits, with the node's own gas cap and no share of
+// local CPUs.
+type EVM struct {
+	// Limits are the network's per-method limits, per plan (nil:
+	// docs/spec.md's): held by the eth_getLogs, filter and gas-cap stages.
+	Limits *limits.Set
+	// Gas knows the head block's gas limit, for the gas cap (nil: no cap
+	// at the gateway, the node's own applies).
+	Gas GasLimiter
+	// ExecutionShare, when positive, is how many eth_call/eth_estimateGas
+	// one key may run at once: set where they run on this process's CPUs
+	// (the embedded node), so that one key cannot take them all.
+	ExecutionShare int
+}
+
+// Stages are the EVM family's stages, in order: the limits, then the
+// execution bounds.
+func (e EVM) Stages() []Stage {
+	return []Stage{
+		getLogsLimits{e.Limits},               // eth_getLogs: -32005 over the parameter, result or duration limit
+		filterLimits{e.Limits},                // filters: the installing key's only; log filters under eth_getLogs's limits (filters.go)
+		gasCap{limits: e.Limits, head: e.Gas}, // eth_call/eth_estimateGas: gas lowered to the cap
+		newExecutionLimits(e.ExecutionShare),  // eth_call/eth_estimateGas: the key's share of local CPUs, the plan's call_timeout (execution.go)
+	}
+}
+
+// Starknet is what the Starknet family's stages hold.
+type Starknet struct {
+	// Pending reads the network's pending pool (through its pool).
+	Pending *starknet.Pending
+}
+
+// Stages are the Starknet family's stages: it has no limits of its own;
+// the pending-transactions methods are answered by the gateway.
+func (s Starknet) Stages() []Stage {
+	return []Stage{
+		pendingTransactions{s.Pending}, // rollup_/starknet_pendingTransactions from the node's pending pool (pending.go)
+	}
+}
+
+// familyStages are the stages n's family brings (n.Stages; see
+// Network.init for a network assembled without them).
+func (n *Network) familyStages() []Stage {
+	if n == nil {
+		return nil
+	}
+	n.init()
+	return n.Stages
+}
+
+// defaultStages are the stages of a family with default dependencies:
+// docs/spec.md's limits; Starknet's pending pool read through up, its mode
+// detected on first use.
+func defaultStages(f methods.Family, up upstream.Upstream) []Stage {
+	if f == methods.FamilyStarknet {
+		p, err := starknet.NewPending(up, starknet.PendingAuto)
+		if err != nil { // not reachable: up is a pool and the mode valid
+			panic(err)
+		}
+		return Starknet{Pending: p}.Stages()
+	}
+	return EVM{}.Stages()
+}
+
+// limitsHolder is a stage that holds the network's limits: WithLimits
+// gives it others.
+type limitsHolder interface {
+	withLimits(set *limits.Set) Stage
+}
+
+// WithLimits is n with other method limits (a reload): the stages that
+// hold limits are made again with set; every other stage, the nodes, the
+// route and its cache are n's own, shared.
+func (n *Network) WithLimits(set *limits.Set) *Network {
+	stages := append([]Stage(nil), n.familyStages()...)
+	for i, s := range stages {
+		if h, ok := s.(limitsHolder); ok {
+			stages[i] = h.withLimits(set)
+		}
+	}
+	return &Network{
+		Name: n.Name, Family: n.Family, ChainID: n.ChainID, Methods: n.Methods,
+		Upstream: n.Upstream, Pool: n.pool(), Partners: n.Partners, Subs: n.Subs,
+		Route: n.Route, Stages: stages,
+	}
+}

@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+func stageNames(stages []Stage) []string {
+	out := make([]string, len(stages))
+	for i, s := range stages {
+		out[i] = s.Name()
+	}
+	return out
+}
+
+// TestFamilyStages: each family's chain, in THE order, with the names the
+// traces use (docs/observability.md): the EVM family brings the eth_getLogs,
+// filter and gas-cap limits and the execution bounds; the Starknet family
+// the pending-transactions stage and none of the EVM limits. A network
+// assembled without stages gets its family's.
+func TestFamilyStages(t *testing.T) {
+	evm := []string{"recoverStage", "methodRules", "allowStage", "getLogsLimits", "filterLimits", "gasCap", "executionLimits", "sessionStage", "blockFirst"}
+	sn := []string{"recoverStage", "methodRules", "allowStage", "pendingTransactions", "sessionStage", "blockFirst"}
+	pending, err := starknet.NewPending(upstream.Func{ID: "unused"}, starknet.PendingForward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		n    *Network
+		want []string
+	}{
+		{"EVM assembled", &Network{Family: methods.FamilyEVM, Stages: EVM{Limits: limits.NewSet(limits.Values{}, nil), ExecutionShare: 2}.Stages()}, evm},
+		{"EVM without stages", &Network{Family: methods.FamilyEVM}, evm},
+		{"no family: EVM's", &Network{}, evm},
+		{"Starknet assembled", &Network{Family: methods.FamilyStarknet, Stages: Starknet{Pending: pending}.Stages()}, sn},
+		{"Starknet without stages", &Network{Family: methods.FamilyStarknet}, sn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := stageNames(order(tc.n.familyStages())); !slices.Equal(got, tc.want) {
+				t.Fatalf("stages %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWithLimits: a network given other limits (a reload) enforces them;
+// the stages that hold no limits are the network's own, shared.
+func TestWithLimits(t *testing.T) {
+	var asked atomic.Int64
+	n := &Network{Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM),
+		Upstream: upstream.Func{ID: "node", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+			asked.Add(1)
+			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil
+		}},
+		Stages: EVM{Limits: limits.NewSet(limits.Values{GetLogsMaxParams: 2}, nil), ExecutionShare: 1}.Stages(),
+	}
+	wider := n.WithLimits(limits.NewSet(limits.Values{GetLogsMaxParams: 5}, nil))
+	// Three addresses, one block: over 2 parameters, within 5.
+	params := `[{"fromBlock":"0x1","toBlock":"0x1","address":["0x00000000000000000000000000000000000000a1","0x00000000000000000000000000000000000000a2","0x00000000000000000000000000000000000000a3"]}]`
+	p := Build(Options{})
+	for _, tc := range []struct {
+		name     string
+		n        *Network
+		wantCode int
+	}{
+		{"old limits", n, jsonrpc.CodeLimitExceeded},
+		{"new limits", wider, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := p.Serve(context.Background(), &Call{Req: jsonrpc.Request{ID: json.RawMessage("1"), Method: "eth_getLogs", Params: json.RawMessage(params)}, Network: tc.n})
+			switch {
+			case tc.wantCode == 0 && a.Err != nil:
+				t.Fatalf("refused: %v", a.Err)
+			case tc.wantCode != 0 && (a.Err == nil || a.Err.Code != tc.wantCode || !strings.Contains(a.Err.Message, "param")):
+				t.Fatalf("answer %s %v, want code %d", a.Result, a.Err, tc.wantCode)
+			}
+		})
+	}
+	if asked.Load() != 1 {
+		t.Fatalf("the node was asked %d times, want once (the call within the new limits)", asked.Load())
+	}
+	if wider.pool() != n.pool() || wider.route() != n.route() || wider.familyStages()[3] != n.familyStages()[3] {
+		t.Fatal("the pool, the route and the execution stage must be shared")
+	}
+}

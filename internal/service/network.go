@@ -57,7 +57,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		Upstream: pool, Pool: pool, FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics,
 	}
 	if family == methods.FamilyEVM {
-		n.Limits, n.Head = limits.FromConfig(cfg.Limits), upstream.NewHead(pool, time.Second)
+		n.Limits, n.Head = limits.FromConfig(cfg.Limits), pool // the pool knows its head block's gas limit
 		if servesEmbedded(nc) {
 			// eth_call runs on this process's CPUs: one key gets half.
 			n.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
@@ -86,7 +86,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
 		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
 	}
-	n.Subs = s.startSubs(nc)
+	n.Subs = s.startSubs(pool)
 	s.watch(n)
 	if family == methods.FamilyEVM && n.ChainID == 0 && check != nil {
 		n.ChainID = check.chainID() // the first member's, checked at start
@@ -133,7 +133,7 @@ func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config
 		}
 		s.Node = n
 	}
-	return upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, nil
+	return upstream.NewInProc(upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, s.Node.Server()), nil
 }
 
 // watch starts head tracking and reports health changes as metrics.
@@ -186,6 +186,10 @@ type named struct {
 	upstream.Upstream
 	name string
 }
+
+// Unwrap is the named upstream, for what it can do besides calls
+// (upstream.SubscriberOf).
+func (n named) Unwrap() upstream.Upstream { return n.Upstream }
 
 func (n named) Name() string {
 	if n.name != "" {

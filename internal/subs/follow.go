@@ -21,9 +21,9 @@ func (h *Hub) follow() {
 }
 
 // review moves the streams when their member left service, or when it has
-// been behind the pool's head by more than MaxLag for longer than a head
-// interval (a member polled a moment before its peers is not behind) and
-// another member is ahead of it.
+// been behind the pool's head by more than MaxLag for longer than two head
+// intervals (a member whose head was polled a moment before its peers' is
+// not behind) and another member is ahead of it.
 func (h *Hub) review() {
 	h.curMu.Lock()
 	defer h.curMu.Unlock()
@@ -45,7 +45,7 @@ func (h *Hub) review() {
 		h.lagSince = time.Now()
 		return
 	}
-	if time.Since(h.lagSince) < h.pool.Config().HeadInterval {
+	if time.Since(h.lagSince) < 2*h.pool.Config().HeadInterval {
 		return
 	}
 	if next := h.pool.SubscriptionMember(cur); next != nil && next != cur && next.Head() > cur.Head() {

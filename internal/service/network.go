@@ -84,7 +84,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 	}
 	n.Stages = stages
-	n.Subs = s.startSubs(nc)
+	n.Subs = s.startSubs(pool)
 	s.watch(n)
 	if family == methods.FamilyEVM && n.ChainID == 0 && check != nil {
 		n.ChainID = check.chainID() // the first member's, checked at start
@@ -109,7 +109,7 @@ func familyStages(ctx context.Context, cfg config.Config, nc config.Network, fam
 		}
 		return pipeline.Starknet{Pending: p}.Stages(), nil
 	default:
-		evm := pipeline.EVM{Limits: limits.FromConfig(cfg.Limits), Gas: upstream.NewHead(pool, time.Second)}
+		evm := pipeline.EVM{Limits: limits.FromConfig(cfg.Limits), Gas: pool} // the pool knows its head block's gas limit
 		if servesEmbedded(nc) {
 			// eth_call runs on this process's CPUs: one key gets half.
 			evm.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
@@ -154,7 +154,7 @@ func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config
 		}
 		s.Node = n
 	}
-	return upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, nil
+	return upstream.NewInProc(upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, s.Node.Server()), nil
 }
 
 // watch starts head tracking and reports health changes as metrics.
@@ -207,6 +207,10 @@ type named struct {
 	upstream.Upstream
 	name string
 }
+
+// Unwrap is the named upstream, for what it can do besides calls
+// (upstream.SubscriberOf).
+func (n named) Unwrap() upstream.Upstream { return n.Upstream }
 
 func (n named) Name() string {
 	if n.name != "" {

@@ -53,6 +53,7 @@ type nodeProc struct {
 	cmd   *exec.Cmd
 	addr  string
 	chain string
+	keys  chan string // the dev chain's funded accounts' private keys, as printed
 }
 
 // startNode starts `nodegate node` on addr ("127.0.0.1:0" picks a port) and
@@ -68,14 +69,20 @@ func startNode(t *testing.T, chain, addr string) *nodeProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &nodeProc{t: t, cmd: cmd, chain: chain}
+	p := &nodeProc{t: t, cmd: cmd, chain: chain, keys: make(chan string, 64)}
 	t.Cleanup(p.kill)
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "node listening on http://") {
-				lines <- sc.Text()
+			switch line := sc.Text(); {
+			case strings.HasPrefix(line, "node listening on http://"):
+				lines <- line
+			case strings.Contains(line, "private key 0x"):
+				select {
+				case p.keys <- line[strings.Index(line, "private key 0x")+len("private key "):]:
+				default:
+				}
 			}
 		}
 	}()
@@ -89,6 +96,20 @@ func startNode(t *testing.T, chain, addr string) *nodeProc {
 }
 
 func (p *nodeProc) url() string { return "http://" + p.addr }
+
+// wsURL is the node's WebSocket address (the same listener).
+func (p *nodeProc) wsURL() string { return "ws://" + p.addr }
+
+// devKey is the private key of the dev chain's first funded account.
+func (p *nodeProc) devKey() string {
+	select {
+	case k := <-p.keys:
+		return k
+	case <-time.After(10 * time.Second):
+		p.t.Fatal("the node printed no dev account")
+		return ""
+	}
+}
 
 // kill sends SIGKILL and reaps the process.
 func (p *nodeProc) kill() {

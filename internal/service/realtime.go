@@ -26,24 +26,15 @@ func newUpstream(raw string) (upstream.Upstream, error) {
 	return upstream.NewHTTP(raw)
 }
 
-// startSubs makes a network's subscription hub over the nodes that can
-// push: the embedded node in process, or ws(s):// upstreams. A network of
-// HTTP-only upstreams has none, and eth_subscribe says so.
-func (s *Service) startSubs(nc config.Network) *subs.Hub {
-	var sources []subs.Source
-	for _, uc := range nc.Upstreams {
-		switch {
-		case uc.URL == config.EmbeddedURL && nc.Family != "starknet" && s.Node != nil:
-			sources = append(sources, subs.InProc("embedded", s.Node.Server()))
-		case wsUpstreamURL(uc.URL):
-			u, _ := url.Parse(uc.URL)
-			sources = append(sources, subs.WebSocket(u.Scheme+"://"+u.Host, uc.URL))
-		}
-	}
-	if len(sources) == 0 {
+// startSubs makes a network's subscription hub over its pool: streams run
+// on the member the pool ranks best among those that can push (the
+// embedded node in process, ws(s):// upstreams over their own connection).
+// A network of HTTP-only upstreams has none, and eth_subscribe says so.
+func (s *Service) startSubs(pool *upstream.Pool) *subs.Hub {
+	if !pool.Subscribers() {
 		return nil
 	}
-	h := subs.NewHub(subs.Options{}, sources...)
+	h := subs.NewHub(subs.Options{}, pool)
 	s.genMu.Lock()
 	s.hubs = append(s.hubs, h)
 	s.genMu.Unlock()

@@ -9,10 +9,13 @@ import (
 
 // networkStatus is one network's pool as GET /admin/upstreams shows it.
 type networkStatus struct {
-	Network   string                  `json:"network"`
-	BestHead  uint64                  `json:"best_head"`
-	Upstreams []upstream.MemberStatus `json:"upstreams"`
-	Partners  []upstream.MemberStatus `json:"partners,omitempty"`
+	Network  string `json:"network"`
+	BestHead uint64 `json:"best_head"`
+	// SubscriptionsOn names the member the network's subscriptions run on
+	// ("" when none does).
+	SubscriptionsOn string                  `json:"subscriptions_on,omitempty"`
+	Upstreams       []upstream.MemberStatus `json:"upstreams"`
+	Partners        []upstream.MemberStatus `json:"partners,omitempty"`
 }
 
 // UpstreamsHandler serves every network's upstreams: head, lag, latency,
@@ -28,6 +31,9 @@ func (s *Service) UpstreamsHandler() http.Handler {
 		out := make([]networkStatus, 0, len(nets))
 		for _, n := range nets {
 			st := networkStatus{Network: n.Name, BestHead: n.Pool.BestHead(), Upstreams: n.Pool.Status()}
+			if n.Subs != nil {
+				st.SubscriptionsOn = n.Subs.Member()
+			}
 			if n.Partners != nil {
 				st.Partners = n.Partners.Status()
 			}

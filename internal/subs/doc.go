@@ -1,10 +1,18 @@
 // Package subs is the subscription hub of one network: it keeps one
 // upstream subscription per stream (kind + filter) and fans its
 // notifications out to every client subscription of that stream, under ids
-// that nodegate makes. When the upstream connection drops it re-subscribes
-// (on the next source when there are several) without changing the clients'
-// ids, and it fills a newHeads gap from the node by block number so that no
-// head is skipped.
+// that nodegate makes. Every stream runs on one member of the network's
+// upstream.Pool, the one the pool ranks best (hub.go); the hub follows the
+// pool (follow.go) and moves every stream when that member leaves service
+// or falls behind the head, and re-subscribes when a subscription ends,
+// without changing the clients' ids. It fills a newHeads gap from the new
+// member by block number and never delivers a head number twice (heads.go);
+// after a move it drops logs of blocks already delivered (logs.go).
+//
+// It subscribes through the member's upstream.Subscriber (the member's own
+// ws connection, or the embedded node in process) and reads gap fills with
+// the member's Do: it dials nothing itself. It must not choose members by
+// its own rules: the pool's SubscriptionMember, InService and Lag decide.
 //
 // It must not know about keys, plans or the wire format of a client
 // transport: a client is a Notifier that receives (subscription id, raw

@@ -3,27 +3,30 @@ package subs
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // Options tune a hub. Zero values take the defaults.
 type Options struct {
 	// MaxGapFill bounds how many missed newHeads are fetched by number after
-	// a reconnect or a gap (default 128).
+	// a move or a gap (default 128).
 	MaxGapFill int
 	// MaxHeld bounds the notifications kept for a subscription whose
 	// eth_subscribe answer is not yet on the wire (default 1024).
 	MaxHeld int
-	// DialTimeout bounds one attempt to reach a source (default 10s).
-	DialTimeout time.Duration
+	// CallTimeout bounds one call to a member: a subscribe, a gap fill's
+	// read (default 10s).
+	CallTimeout time.Duration
 	// MaxBackoff bounds the wait between re-subscription attempts (default 5s).
 	MaxBackoff time.Duration
+	// ReviewInterval is how often, at most, the hub checks its member
+	// without being woken by the pool (default 250ms).
+	ReviewInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -33,35 +36,51 @@ func (o Options) withDefaults() Options {
 	if o.MaxHeld <= 0 {
 		o.MaxHeld = 1024
 	}
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = 10 * time.Second
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 10 * time.Second
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Second
 	}
+	if o.ReviewInterval <= 0 {
+		o.ReviewInterval = 250 * time.Millisecond
+	}
 	return o
 }
 
-// Hub is the subscription hub of one network.
+// Hub is the subscription hub of one network. Every stream runs on one
+// member of the network's pool, the one the pool ranks best for it
+// (upstream.Pool.SubscriptionMember); the hub moves them all when that
+// member leaves service or falls behind (follow.go).
 type Hub struct {
-	opts    Options
-	sources []Source
+	opts Options
+	pool *upstream.Pool
 
 	mu      sync.Mutex
 	streams map[string]*stream
 	closed  bool
 
-	// connMu serialises dialling; cur is the client every stream subscribes on.
-	connMu sync.Mutex
-	cur    *rpc.Client
-	curIdx int
+	// cur is the member every stream subscribes on; moved is closed when
+	// it changes (and replaced). lagSince is when cur was first seen
+	// lagging beyond MaxLag (zero while it is not).
+	curMu    sync.Mutex
+	cur      *upstream.Member
+	moved    chan struct{}
+	lagSince time.Time
+
+	quit chan struct{}
+	done chan struct{}
 
 	stats hubStats // stats.go
 }
 
-// NewHub makes a hub over the given sources, tried in order.
-func NewHub(opts Options, sources ...Source) *Hub {
-	return &Hub{opts: opts.withDefaults(), sources: sources, streams: make(map[string]*stream)}
+// NewHub makes the hub of the network whose node side is pool; it follows
+// the pool's view of its members until Close.
+func NewHub(opts Options, pool *upstream.Pool) *Hub {
+	h := &Hub{opts: opts.withDefaults(), pool: pool, streams: make(map[string]*stream),
+		moved: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+	go h.follow()
+	return h
 }
 
 // Streams is the number of upstream subscriptions the hub holds.
@@ -71,60 +90,76 @@ func (h *Hub) Streams() int {
 	return len(h.streams)
 }
 
-// Close ends every upstream subscription and the upstream connection.
+// Member names the member the streams run on ("" before the first
+// subscription or while none can serve).
+func (h *Hub) Member() string {
+	h.curMu.Lock()
+	defer h.curMu.Unlock()
+	if h.cur == nil {
+		return ""
+	}
+	return h.cur.Name()
+}
+
+// Close ends every upstream subscription. The pool and its members'
+// connections are the network's, not the hub's: they stay.
 func (h *Hub) Close() {
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
 	h.closed = true
 	streams := h.streams
 	h.streams = make(map[string]*stream)
 	h.mu.Unlock()
+	close(h.quit)
+	<-h.done
 	for _, st := range streams {
 		st.stop()
 	}
-	h.connMu.Lock()
-	if h.cur != nil {
-		h.cur.Close()
-		h.cur = nil
-	}
-	h.connMu.Unlock()
 }
 
-var errHubClosed = errors.New("subscription hub closed")
+var (
+	errHubClosed = errors.New("subscription hub closed")
+	errNoMember  = errors.New("no member in service takes subscriptions")
+)
 
-// client returns the upstream client to subscribe on. When failed is the
-// current client, it is dropped and the next source is dialled, so that a
-// dead node is not tried again first.
-func (h *Hub) client(ctx context.Context, failed *rpc.Client) (*rpc.Client, error) {
-	h.connMu.Lock()
-	defer h.connMu.Unlock()
+// member returns the member to subscribe on and the channel closed when
+// the hub moves away from it. failed, when given, is a member a
+// subscription just failed on: the hub moves away from it if another
+// member can serve.
+func (h *Hub) member(failed *upstream.Member) (*upstream.Member, <-chan struct{}, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
-		return nil, errHubClosed
+		return nil, nil, errHubClosed
 	}
-	if h.cur != nil && h.cur != failed {
-		return h.cur, nil
+	h.curMu.Lock()
+	defer h.curMu.Unlock()
+	if h.cur != nil && h.cur != failed && h.cur.InService() {
+		return h.cur, h.moved, nil
+	}
+	next := h.pool.SubscriptionMember(failed)
+	if next == nil {
+		return nil, nil, errNoMember
+	}
+	h.moveLocked(next, "its member is out of service or failed")
+	return h.cur, h.moved, nil
+}
+
+// moveLocked makes next the streams' member; streams on another one move.
+func (h *Hub) moveLocked(next *upstream.Member, why string) {
+	if next == h.cur {
+		return
 	}
 	if h.cur != nil {
-		h.cur.Close()
-		h.cur = nil
-		h.curIdx = (h.curIdx + 1) % len(h.sources)
+		slog.Info("subscriptions move", "pool", h.pool.Name(), "from", h.cur.Name(), "to", next.Name(), "why", why)
+		close(h.moved)
+		h.moved = make(chan struct{})
 	}
-	if len(h.sources) == 0 {
-		return nil, errors.New("no subscription source")
-	}
-	src := h.sources[h.curIdx]
-	dctx, cancel := context.WithTimeout(ctx, h.opts.DialTimeout)
-	defer cancel()
-	c, err := src.Dial(dctx)
-	if err != nil {
-		h.curIdx = (h.curIdx + 1) % len(h.sources)
-		return nil, fmt.Errorf("subscription source %s: %w", src.Name, err)
-	}
-	slog.Debug("subscription source connected", "source", src.Name)
-	h.cur = c
-	return c, nil
+	h.cur, h.lagSince = next, time.Time{}
 }
 
 // join adds sub to the stream of req, creating the stream and its upstream

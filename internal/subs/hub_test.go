@@ -3,15 +3,28 @@ package subs
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"net"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/upstream"
 )
+
+// embeddedHub is a hub over a pool of the embedded node n, after the
+// given members (which come first in the pool).
+func embeddedHub(t *testing.T, n *evmnode.Node, opts Options, first ...upstream.MemberConfig) (*Hub, *upstream.InProc) {
+	t.Helper()
+	in := upstream.NewInProc(upstream.Func{ID: "embedded", Fn: n.Do, Heads: n.SubscribeHeads}, n.Server())
+	pool := upstream.NewPool("test", upstream.PoolConfig{ProbeInterval: 50 * time.Millisecond}, append(first, upstream.MemberConfig{Upstream: in})...)
+	pool.Start(context.Background())
+	t.Cleanup(pool.Close)
+	h := NewHub(opts, pool)
+	t.Cleanup(h.Close)
+	return h, in
+}
 
 func startNode(t *testing.T) *evmnode.Node {
 	t.Helper()
@@ -83,8 +96,7 @@ func subscribe(t *testing.T, c *Client, params string) string {
 // different filters get their own, and the last one out ends it.
 func TestSharedStreams(t *testing.T) {
 	n := startNode(t)
-	h := NewHub(Options{}, InProc("embedded", n.Server()))
-	defer h.Close()
+	h, _ := embeddedHub(t, n, Options{})
 	a, b := h.NewClient(newRecorder(), 10), h.NewClient(newRecorder(), 10)
 	ids := []string{
 		subscribe(t, a, `["newHeads"]`),
@@ -119,8 +131,7 @@ func TestSharedStreams(t *testing.T) {
 // TestSubscriptionLimit: a client gets at most its limit.
 func TestSubscriptionLimit(t *testing.T) {
 	n := startNode(t)
-	h := NewHub(Options{}, InProc("embedded", n.Server()))
-	defer h.Close()
+	h, _ := embeddedHub(t, n, Options{})
 	c := h.NewClient(newRecorder(), 2)
 	subscribe(t, c, `["newHeads"]`)
 	subscribe(t, c, `["newHeads"]`)
@@ -132,8 +143,7 @@ func TestSubscriptionLimit(t *testing.T) {
 // TestHeldUntilReleased: nothing reaches a client before its answer is out.
 func TestHeldUntilReleased(t *testing.T) {
 	n := startNode(t)
-	h := NewHub(Options{}, InProc("embedded", n.Server()))
-	defer h.Close()
+	h, _ := embeddedHub(t, n, Options{})
 	r := newRecorder()
 	c := h.NewClient(r, 10)
 	id, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`))
@@ -162,8 +172,7 @@ func TestHeldUntilReleased(t *testing.T) {
 // number arrives once, in order.
 func TestReconnectFillsGap(t *testing.T) {
 	n := startNode(t)
-	h := NewHub(Options{}, InProc("embedded", n.Server()))
-	defer h.Close()
+	h, in := embeddedHub(t, n, Options{})
 	r := newRecorder()
 	c := h.NewClient(r, 10)
 	base := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() // the dev chain's first head
@@ -173,19 +182,14 @@ func TestReconnectFillsGap(t *testing.T) {
 	}
 	r.heads(t, 3)
 	for round := range 3 {
-		h.connMu.Lock()
-		old := h.cur
-		h.connMu.Unlock()
-		old.Close() // the upstream connection drops...
+		in.Drop() // the upstream connection drops...
 		for range 4 {
 			_ = n.Commit() // ...while blocks are produced
 		}
 		r.heads(t, 4)
-		h.connMu.Lock()
-		if h.cur == old {
-			t.Fatalf("round %d: not reconnected", round)
+		if h.Member() != "embedded" {
+			t.Fatalf("round %d: streams on %q", round, h.Member())
 		}
-		h.connMu.Unlock()
 	}
 	got := r.heads(t, 0)
 	for i, num := range got {
@@ -205,15 +209,24 @@ func TestReconnectFillsGap(t *testing.T) {
 	}
 }
 
-// TestSourceRotation: a source that cannot be reached is skipped for the next.
-func TestSourceRotation(t *testing.T) {
+// TestDeadMemberSkipped: a member the pool took out of service (nothing
+// listens at its address) is not subscribed on, even when it comes first.
+func TestDeadMemberSkipped(t *testing.T) {
 	n := startNode(t)
-	dead := Source{Name: "dead", Dial: func(context.Context) (*rpc.Client, error) { return nil, errors.New("connection refused") }}
-	h := NewHub(Options{MaxBackoff: 50 * time.Millisecond}, dead, InProc("embedded", n.Server()))
-	defer h.Close()
-	c := h.NewClient(newRecorder(), 10)
-	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`)); err == nil {
-		t.Fatal("first source is dead: want an error for this call")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	subscribe(t, c, `["newHeads"]`) // the next call is on the live source
+	deadAddr := l.Addr().String()
+	_ = l.Close() // nothing listens there any more
+	dead, err := upstream.NewWS("ws://"+deadAddr, upstream.WSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := embeddedHub(t, n, Options{MaxBackoff: 50 * time.Millisecond}, upstream.MemberConfig{Upstream: dead, Priority: -1})
+	c := h.NewClient(newRecorder(), 10)
+	subscribe(t, c, `["newHeads"]`)
+	if h.Member() != "embedded" {
+		t.Fatalf("streams on %q, want the embedded node", h.Member())
+	}
 }

@@ -16,12 +16,18 @@ const (
 	KindPendingTxs = "newPendingTransactions"
 )
 
-// request is a checked eth_subscribe: its stream key and the arguments to
+// request is a checked eth_subscribe: its stream key and the params to
 // send upstream.
 type request struct {
-	kind string
-	key  string
-	args []any
+	kind   string
+	key    string
+	params json.RawMessage
+}
+
+// paramsOf renders eth_subscribe params.
+func paramsOf(args ...any) json.RawMessage {
+	raw, _ := json.Marshal(args) // strings, booleans and raw JSON checked by the caller
+	return raw
 }
 
 // parseSubscribe checks eth_subscribe params the way go-ethereum does and
@@ -45,7 +51,7 @@ func parseSubscribe(params json.RawMessage) (request, *jsonrpc.Error) {
 		if len(rest) > 0 {
 			return request{}, jsonrpc.ErrInvalidParams("too many arguments, want at most 1")
 		}
-		return request{kind: kind, key: kind, args: []any{kind}}, nil
+		return request{kind: kind, key: kind, params: paramsOf(kind)}, nil
 	case KindLogs:
 		return parseLogs(rest)
 	case KindPendingTxs:
@@ -70,7 +76,7 @@ func parseLogs(rest []json.RawMessage) (request, *jsonrpc.Error) {
 	if err != nil {
 		return request{}, jsonrpc.ErrInvalidParams("invalid argument 1: " + err.Error())
 	}
-	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), args: []any{KindLogs, filter}}, nil
+	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), params: paramsOf(KindLogs, filter)}, nil
 }
 
 func parsePending(rest []json.RawMessage) (request, *jsonrpc.Error) {
@@ -84,9 +90,9 @@ func parsePending(rest []json.RawMessage) (request, *jsonrpc.Error) {
 		}
 	}
 	if full {
-		return request{kind: KindPendingTxs, key: KindPendingTxs + "|full", args: []any{KindPendingTxs, true}}, nil
+		return request{kind: KindPendingTxs, key: KindPendingTxs + "|full", params: paramsOf(KindPendingTxs, true)}, nil
 	}
-	return request{kind: KindPendingTxs, key: KindPendingTxs, args: []any{KindPendingTxs}}, nil
+	return request{kind: KindPendingTxs, key: KindPendingTxs, params: paramsOf(KindPendingTxs)}, nil
 }
 
 // parseUnsubscribe reads the id of eth_unsubscribe.

@@ -45,7 +45,7 @@ func FuzzParseSubscribe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := parseSubscribe(b)
-		if err == nil && (req.key == "" || len(req.args) == 0) {
+		if err == nil && (req.key == "" || len(req.params) == 0) {
 			t.Fatalf("accepted %q without a stream", b)
 		}
 		_, _ = parseUnsubscribe(b)

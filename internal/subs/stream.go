@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -28,7 +28,9 @@ type stream struct {
 	mu   sync.Mutex
 	subs map[*subscription]struct{}
 
-	heads headTracker // newHeads only; used by the run goroutine alone
+	// Used by the run goroutine alone.
+	heads headTracker // newHeads
+	logs  logTracker  // logs
 }
 
 func newStream(h *Hub, req request) *stream {
@@ -39,36 +41,39 @@ func newStream(h *Hub, req request) *stream {
 // share its outcome.
 func (st *stream) start(ctx context.Context) *jsonrpc.Error {
 	st.startOnce.Do(func() {
-		c, err := st.hub.client(ctx, nil)
+		m, moved, err := st.hub.member(nil)
 		if err != nil {
 			slog.Warn("subscription: no upstream", "kind", st.req.kind, "err", err)
 			st.startErr = jsonrpc.ErrUpstreamUnavailable()
 			return
 		}
-		ch := make(chan json.RawMessage, 64)
-		sub, err := c.Subscribe(ctx, "eth", ch, st.req.args...)
+		sub, err := st.subscribe(ctx, m)
 		if err != nil {
 			st.startErr = upstreamError(err)
 			return
 		}
-		go st.run(c, sub, ch)
+		go st.run(m, moved, sub)
 	})
 	return st.startErr
+}
+
+// subscribe opens the stream's upstream subscription on m.
+func (st *stream) subscribe(ctx context.Context, m *upstream.Member) (*upstream.Subscription, error) {
+	s := m.Subscriber()
+	if s == nil {
+		return nil, errNoMember
+	}
+	ctx, cancel := context.WithTimeout(ctx, st.hub.opts.CallTimeout)
+	defer cancel()
+	return s.Subscribe(ctx, st.req.params)
 }
 
 // upstreamError keeps a node's own JSON-RPC error (code and message), so a
 // bad filter is answered as the node would answer it.
 func upstreamError(err error) *jsonrpc.Error {
-	var re rpc.Error
-	if errors.As(err, &re) {
-		e := jsonrpc.NewError(re.ErrorCode(), re.Error())
-		var de rpc.DataError
-		if errors.As(err, &de) {
-			if raw, merr := json.Marshal(de.ErrorData()); merr == nil {
-				e.Data = raw
-			}
-		}
-		return e
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
 	}
 	slog.Warn("subscription: upstream failed", "err", err)
 	return jsonrpc.ErrUpstreamUnavailable()
@@ -88,17 +93,24 @@ func (st *stream) remove(sub *subscription) {
 
 func (st *stream) stop() { st.stopOnce.Do(func() { close(st.quit) }) }
 
-// run forwards notifications until the stream stops, re-subscribing when the
-// upstream subscription ends without being asked to.
-func (st *stream) run(c *rpc.Client, sub *rpc.ClientSubscription, ch chan json.RawMessage) {
+// run forwards notifications until the stream stops, subscribing again
+// when the upstream subscription ends without being asked to or when the
+// hub moves to another member.
+func (st *stream) run(m *upstream.Member, moved <-chan struct{}, sub *upstream.Subscription) {
 	for {
 		select {
-		case raw := <-ch:
-			st.deliver(c, raw)
-		case err := <-sub.Err():
-			slog.Info("subscription: upstream subscription ended, re-subscribing", "kind", st.req.kind, "err", err)
-			c, sub, ch = st.resubscribe(c)
-			if sub == nil {
+		case raw := <-sub.C:
+			st.deliver(m, raw)
+		case <-sub.Done():
+			st.drain(m, sub)
+			slog.Info("subscription: upstream subscription ended, re-subscribing", "kind", st.req.kind, "upstream", m.Name(), "err", sub.Err())
+			if m, moved, sub = st.resubscribe(m); sub == nil {
+				return
+			}
+		case <-moved:
+			sub.Unsubscribe()
+			st.drain(m, sub)
+			if m, moved, sub = st.resubscribe(nil); sub == nil {
 				return
 			}
 		case <-st.quit:
@@ -108,10 +120,25 @@ func (st *stream) run(c *rpc.Client, sub *rpc.ClientSubscription, ch chan json.R
 	}
 }
 
-// resubscribe subscribes again, on a new connection, until it works or the
-// stream stops (then sub is nil). After a reconnect, newHeads missed while
-// down are fetched by number.
-func (st *stream) resubscribe(failed *rpc.Client) (*rpc.Client, *rpc.ClientSubscription, chan json.RawMessage) {
+// drain delivers what an ended subscription still holds: those
+// notifications came before its end, in order.
+func (st *stream) drain(m *upstream.Member, sub *upstream.Subscription) {
+	for {
+		select {
+		case raw := <-sub.C:
+			st.deliver(m, raw)
+		default:
+			return
+		}
+	}
+}
+
+// resubscribe subscribes again on the hub's member (another one than
+// failed, when one can serve) until it works or the stream stops (then sub
+// is nil). Before the new subscription's first notification, newHeads
+// missed meanwhile are fetched by number, and what the stream already
+// delivered is not delivered again (heads.go, logs.go).
+func (st *stream) resubscribe(failed *upstream.Member) (*upstream.Member, <-chan struct{}, *upstream.Subscription) {
 	delay := 50 * time.Millisecond
 	for {
 		select {
@@ -119,22 +146,15 @@ func (st *stream) resubscribe(failed *rpc.Client) (*rpc.Client, *rpc.ClientSubsc
 			return nil, nil, nil
 		default:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), st.hub.opts.DialTimeout)
-		c, err := st.hub.client(ctx, failed)
+		m, moved, err := st.hub.member(failed)
 		if err == nil {
-			ch := make(chan json.RawMessage, 64)
-			var sub *rpc.ClientSubscription
-			sub, err = c.Subscribe(ctx, "eth", ch, st.req.args...)
-			if err == nil {
-				cancel()
-				if st.req.kind == KindNewHeads {
-					st.fillToLatest(c)
-				}
-				return c, sub, ch
+			var sub *upstream.Subscription
+			if sub, err = st.subscribe(context.Background(), m); err == nil {
+				st.resumed(m)
+				return m, moved, sub
 			}
-			failed = c
+			failed = m
 		}
-		cancel()
 		if errors.Is(err, errHubClosed) {
 			return nil, nil, nil
 		}
@@ -148,13 +168,28 @@ func (st *stream) resubscribe(failed *rpc.Client) (*rpc.Client, *rpc.ClientSubsc
 	}
 }
 
-// deliver passes one upstream notification to every client subscription.
-func (st *stream) deliver(c *rpc.Client, raw json.RawMessage) {
-	if st.req.kind == KindNewHeads {
-		st.deliverHead(c, raw)
-		return
+// resumed prepares the stream for notifications from a new upstream
+// subscription on m.
+func (st *stream) resumed(m *upstream.Member) {
+	switch st.req.kind {
+	case KindNewHeads:
+		st.heads.resumed()
+		st.fillToLatest(m)
+	case KindLogs:
+		st.logs.resumed()
 	}
-	st.fanout(raw)
+}
+
+// deliver passes one upstream notification to every client subscription.
+func (st *stream) deliver(m *upstream.Member, raw json.RawMessage) {
+	switch st.req.kind {
+	case KindNewHeads:
+		st.deliverHead(m, raw)
+	case KindLogs:
+		st.deliverLog(raw)
+	default:
+		st.fanout(raw)
+	}
 }
 
 func (st *stream) fanout(raw json.RawMessage) {

@@ -14,74 +14,67 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Head tracks a network's head block, as much as the gateway needs of it:
-// its gas limit, for the gas cap. It asks eth_getBlockByNumber("latest",
-// false) lazily: the first use waits for the answer, later uses get the
-// known value and, when it is older than the refresh period, start one
-// refresh in the background. There is no goroutine to stop.
-type Head struct {
-	up      Upstream
-	every   time.Duration
-	timeout time.Duration
-
-	gasLimit   atomic.Uint64
-	checked    atomic.Int64 // unix nanoseconds of the last attempt, 0 = never
+// gasLimit is what the pool knows of its head block's gas limit, for the
+// gas cap (EVM networks). It is asked for lazily, through the pool's own
+// members and retry loop (eth_getBlockByNumber("latest", false)): the first
+// use waits for the answer; later uses get the known value and, once the
+// pool's head has moved and a head interval has passed, start one refresh
+// in the background. Networks that never ask (Starknet) never fetch it.
+type gasLimit struct {
+	value      atomic.Uint64
+	at         atomic.Uint64 // the pool's best head when value was fetched
+	checked    atomic.Int64  // unix nanoseconds of the last attempt, 0 = never
 	refreshing atomic.Bool
 	first      sync.Mutex // one synchronous first fetch at a time
 }
 
-// NewHead tracks the head of up, refreshing at most once per every.
-func NewHead(up Upstream, every time.Duration) *Head {
-	if every <= 0 {
-		every = time.Second
+// GasLimit is the head block's gas limit (pipeline.GasLimiter), 0 while it
+// is not known (no member answers): the caller then leaves the gas to the
+// node's own cap.
+func (p *Pool) GasLimit() uint64 {
+	g := &p.gas
+	last, v := g.checked.Load(), g.value.Load()
+	if last != 0 && time.Now().UnixNano()-last < int64(p.cfg.HeadInterval) || v != 0 && g.at.Load() == p.BestHead() {
+		return v // asked lately, or the head has not moved since
 	}
-	return &Head{up: up, every: every, timeout: 5 * time.Second}
-}
-
-// GasLimit is the head block's gas limit, 0 while it is not known (the node
-// cannot be reached): the caller then leaves the gas to the node's own cap.
-func (h *Head) GasLimit() uint64 {
-	now := time.Now().UnixNano()
-	last := h.checked.Load()
-	if last != 0 && now-last < int64(h.every) {
-		return h.gasLimit.Load()
-	}
-	if g := h.gasLimit.Load(); g != 0 {
-		if h.refreshing.CompareAndSwap(false, true) {
+	if v != 0 {
+		if g.refreshing.CompareAndSwap(false, true) {
 			go func() {
-				defer h.refreshing.Store(false)
-				h.refresh()
+				defer g.refreshing.Store(false)
+				p.refreshGasLimit()
 			}()
 		}
-		return g
+		return v
 	}
-	h.first.Lock()
-	defer h.first.Unlock()
-	if last := h.checked.Load(); last != 0 && time.Now().UnixNano()-last < int64(h.every) {
-		return h.gasLimit.Load() // another caller just tried
+	g.first.Lock()
+	defer g.first.Unlock()
+	if last := g.checked.Load(); last != 0 && time.Now().UnixNano()-last < int64(p.cfg.HeadInterval) {
+		return g.value.Load() // another caller just tried
 	}
-	h.refresh()
-	return h.gasLimit.Load()
+	p.refreshGasLimit()
+	return g.value.Load()
 }
 
-func (h *Head) refresh() {
-	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+func (p *Pool) refreshGasLimit() {
+	ctx, cancel := context.WithTimeout(context.Background(), min(p.cfg.AttemptTimeout, 5*time.Second))
 	defer cancel()
-	g, err := h.fetch(ctx)
-	h.checked.Store(time.Now().UnixNano())
+	head := p.BestHead()
+	v, err := p.fetchGasLimit(ctx)
+	p.gas.checked.Store(time.Now().UnixNano())
 	if err != nil {
-		slog.Warn("head block gas limit unknown", "upstream", h.up.Name(), "err", err)
+		slog.Warn("head block gas limit unknown", "pool", p.id, "err", err)
 		return
 	}
-	h.gasLimit.Store(g)
+	p.gas.value.Store(v)
+	p.gas.at.Store(head)
 }
 
-var headRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}`)
+var latestBlockRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}`)
 
 var errNoHead = errors.New("no head block")
 
-func (h *Head) fetch(ctx context.Context) (uint64, error) {
-	out, err := h.up.Do(ctx, headRequest)
+func (p *Pool) fetchGasLimit(ctx context.Context) (uint64, error) {
+	out, err := p.Do(ctx, latestBlockRequest)
 	if err != nil {
 		return 0, err
 	}

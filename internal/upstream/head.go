@@ -86,7 +86,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		}
 		m.checked.Store(true)
 	}
-	m.head.Store(n)
+	p.setHead(m, n)
 	if p.cfg.TrackFinalized && m.finalizedAt.Load() != n {
 		if f, err := p.finalizedOf(pctx, m); err == nil {
 			m.finalized.Store(f)
@@ -99,6 +99,13 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		m.recover()
 		slog.Info("upstream back in service", "pool", p.id, "upstream", m.Name(), "head", n)
 		p.changed(m, true)
+	}
+}
+
+// setHead records m's head; a new one wakes those waiting on Changed.
+func (p *Pool) setHead(m *Member, n uint64) {
+	if m.head.Swap(n) != n {
+		p.signal()
 	}
 }
 
@@ -174,7 +181,7 @@ func (p *Pool) headMethod() string {
 func (p *Pool) subscribe(ctx context.Context, m *Member, hs HeadSource) {
 	for ctx.Err() == nil {
 		err := hs.SubscribeHeads(ctx, func(n uint64) {
-			m.head.Store(n)
+			p.setHead(m, n)
 		})
 		if ctx.Err() != nil {
 			return

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,27 +12,40 @@ import (
 	"time"
 )
 
-// headNode is a real HTTP server on loopback whose head block's gas limit
-// the test sets; down makes it answer 503.
+// headNode is a real HTTP server on loopback whose head number and head
+// block's gas limit the test sets; down makes it answer 503.
 type headNode struct {
-	gasLimit atomic.Uint64
-	down     atomic.Bool
-	asked    atomic.Int64
+	head, gasLimit atomic.Uint64
+	down           atomic.Bool
+	asked          atomic.Int64 // eth_getBlockByNumber("latest") requests
 }
 
 func (n *headNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	n.asked.Add(1)
-	if n.down.Load() || !strings.Contains(string(body), `"eth_getBlockByNumber","params":["latest",false]`) {
+	if strings.Contains(string(body), `"eth_getBlockByNumber"`) {
+		n.asked.Add(1)
+	}
+	if n.down.Load() {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"number":"0x10","gasLimit":"0x%x","hash":"0x00"}}`, n.gasLimit.Load())
+	switch {
+	case strings.Contains(string(body), `"eth_blockNumber"`):
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":"0x%x"}`, n.head.Load())
+	case strings.Contains(string(body), `"eth_getBlockByNumber","params":["latest",false]`):
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"number":"0x%x","gasLimit":"0x%x","hash":"0x00"}}`, n.head.Load(), n.gasLimit.Load())
+	default:
+		http.Error(w, "unexpected", http.StatusBadRequest)
+	}
 }
 
-func TestHeadGasLimit(t *testing.T) {
+// TestPoolGasLimit: the pool knows its head block's gas limit, asks for it
+// once per head (not more than once per head interval), keeps the last
+// known value while no member answers, and answers 0 while never known.
+func TestPoolGasLimit(t *testing.T) {
 	node := &headNode{}
+	node.head.Store(16)
 	node.gasLimit.Store(30_000_000)
 	srv := httptest.NewServer(node) // listens on 127.0.0.1 with an OS-picked port
 	defer srv.Close()
@@ -40,30 +54,35 @@ func TestHeadGasLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	const every = 50 * time.Millisecond
-	h := NewHead(up, every)
+	p := NewPool("gas", PoolConfig{HeadInterval: every, ProbeInterval: every}, MemberConfig{Upstream: up})
+	p.Start(context.Background())
+	defer p.Close()
 
-	if got := h.GasLimit(); got != 30_000_000 {
+	if got := p.GasLimit(); got != 30_000_000 {
 		t.Fatalf("first use: %d", got)
 	}
-	if got := h.GasLimit(); got != 30_000_000 || node.asked.Load() != 1 {
-		t.Fatalf("within the period: %d after %d requests", got, node.asked.Load())
+	time.Sleep(3 * every)
+	if got := p.GasLimit(); got != 30_000_000 || node.asked.Load() != 1 {
+		t.Fatalf("same head: %d after %d requests, want one request", got, node.asked.Load())
 	}
 	node.gasLimit.Store(36_000_000)
-	waitFor(t, func() bool { return h.GasLimit() == 36_000_000 }) // refreshed after the period, in the background
+	node.head.Store(17)
+	waitFor(t, func() bool { return p.GasLimit() == 36_000_000 }) // a new head: refreshed in the background
 	node.down.Store(true)
-	time.Sleep(2 * every)
-	if got := h.GasLimit(); got != 36_000_000 {
+	node.head.Store(18)
+	time.Sleep(3 * every)
+	if got := p.GasLimit(); got != 36_000_000 {
 		t.Fatalf("node down: the last known value should stay, got %d", got)
 	}
 
-	cold := NewHead(up, every)
+	cold := NewPool("cold", PoolConfig{HeadInterval: every}, MemberConfig{Upstream: up})
 	if got := cold.GasLimit(); got != 0 {
 		t.Fatalf("never known: %d, want 0", got)
 	}
 	before := node.asked.Load()
 	cold.GasLimit()
 	if node.asked.Load() != before {
-		t.Fatalf("a failed fetch is retried at once, not after the period")
+		t.Fatalf("a failed fetch is retried at once, not after the head interval")
 	}
 	node.down.Store(false)
 	waitFor(t, func() bool { return cold.GasLimit() == 36_000_000 })

@@ -99,6 +99,12 @@ type Pool struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// changeCh is closed at the next change of health or head (follow.go).
+	changeMu sync.Mutex
+	changeCh chan struct{}
+
+	gas gasLimit // the head block's gas limit (gaslimit.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// Observer, when set, sees every attempt of Forward (observe.go).
@@ -362,6 +368,7 @@ func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []
 }
 
 func (p *Pool) changed(m *Member, healthy bool) {
+	p.signal()
 	if p.OnChange != nil {
 		p.OnChange(m.Name(), healthy)
 	}

@@ -150,7 +150,7 @@ func (w *WS) connection(ctx context.Context) (*wsUpConn, error) {
 	}
 	ws.SetReadLimit(MaxResponseBytes)
 	w.dialErr = nil
-	w.conn = &wsUpConn{ws: ws, pending: make(map[uint64]*wsPending)}
+	w.conn = &wsUpConn{ws: ws, pending: make(map[uint64]*wsPending), subs: make(map[string]*wsSub)}
 	go w.conn.readLoop()
 	return w.conn, nil
 }
@@ -160,6 +160,10 @@ type wsPending struct {
 	ids  []uint64          // the connection ids of its calls
 	orig map[uint64][]byte // connection id → caller's id bytes
 	done chan wsResult
+	// sub, for an eth_subscribe, is registered under the node's
+	// subscription id as its answer is read (ws_subscribe.go), so that no
+	// notification that follows the answer is lost.
+	sub *wsSub
 }
 
 type wsResult struct {
@@ -211,6 +215,7 @@ type wsUpConn struct {
 
 	mu      sync.Mutex
 	pending map[uint64]*wsPending
+	subs    map[string]*wsSub // by the node's subscription id
 	dead    bool
 	deadErr error
 }
@@ -258,10 +263,13 @@ func (c *wsUpConn) fail(err error) {
 		return
 	}
 	c.dead, c.deadErr = true, fmt.Errorf("connection lost: %w", err)
-	pending := c.pending
-	c.pending = nil
+	pending, subs := c.pending, c.subs
+	c.pending, c.subs = nil, nil
 	c.mu.Unlock()
 	_ = c.ws.Close()
+	for _, s := range subs {
+		s.sub.end(c.deadErr)
+	}
 	seen := make(map[*wsPending]bool, len(pending))
 	for _, p := range pending {
 		if !seen[p] {
@@ -283,7 +291,8 @@ func (c *wsUpConn) readLoop() {
 }
 
 // dispatch restores the callers' ids in an answer and hands it over.
-// Messages that answer nothing of ours (notifications) are dropped.
+// Notifications go to their subscription (ws_subscribe.go); other messages
+// that answer nothing of ours are dropped.
 func (c *wsUpConn) dispatch(msg []byte) {
 	type span struct {
 		off, n int
@@ -308,6 +317,7 @@ func (c *wsUpConn) dispatch(msg []byte) {
 		collect(msg)
 	}
 	if len(spans) == 0 {
+		c.notify(msg)
 		return
 	}
 	c.mu.Lock()
@@ -315,6 +325,9 @@ func (c *wsUpConn) dispatch(msg []byte) {
 	if p != nil {
 		for _, id := range p.ids {
 			delete(c.pending, id)
+		}
+		if p.sub != nil {
+			c.register(p.sub, msg)
 		}
 	}
 	c.mu.Unlock()

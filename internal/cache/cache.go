@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ type Stats interface {
 // Cache is one network's cache of final answers.
 type Cache struct {
 	mem     *otter.Cache[string, []byte]
+	admit   *admission // admit.go: an answer is kept the second time it is fetched
 	methods map[string]bool
 	opts    Options
 }
@@ -71,7 +73,7 @@ func New(opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	c := &Cache{mem: mem, opts: opts, methods: map[string]bool{}}
+	c := &Cache{mem: mem, admit: newAdmission(opts.MaxBytes), opts: opts, methods: map[string]bool{}}
 	list := opts.Methods
 	if list == nil {
 		list = Methods()
@@ -119,9 +121,15 @@ func (c *Cache) hit() {
 	}
 }
 
-// Set keeps answer under key. The answer must be the caller's own copy.
+// Admit reports whether an answer fetched for key should be kept: true
+// the second time the key is fetched while it is remembered (admit.go);
+// the first time, only the key is remembered.
+func (c *Cache) Admit(key []byte) bool { return c.admit.admit(key) }
+
+// Set keeps a copy of answer under key.
 func (c *Cache) Set(ctx context.Context, key, answer []byte) {
 	k := string(key)
+	answer = bytes.Clone(answer)
 	c.mem.Set(k, answer)
 	if c.opts.Stats != nil {
 		c.opts.Stats.Bytes(c.mem.WeightedSize())

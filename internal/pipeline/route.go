@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"sync"
@@ -60,8 +59,10 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 		return &jsonrpc.Response{Result: v}
 	}
 	resp := r.forward(ctx, c)
-	if c.ForwardedTo == "" && cache.After(c.Req.Method, resp, finalized) {
-		r.Cache.Set(ctx, key, bytes.Clone(resp.Result))
+	// Admit first: it is cheaper than reading the answer, and most keys
+	// are fetched once.
+	if c.ForwardedTo == "" && r.Cache.Admit(key) && cache.After(c.Req.Method, resp, finalized) {
+		r.Cache.Set(ctx, key, resp.Result)
 	}
 	return resp
 }

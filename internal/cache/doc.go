@@ -1,7 +1,8 @@
 // Package cache keeps answers that can no longer change: what a node said
 // about blocks at or below the finalized block (policy.go says which calls
-// and answers those are). Entries live in memory within a byte budget
-// (otter), and optionally in Redis, shared by a fleet.
+// and answers those are). An answer is kept the second time its key is
+// fetched (admit.go). Entries live in memory within a byte budget (otter),
+// and optionally in Redis, shared by a fleet.
 //
 // It must not know about keys, plans or transports, and never decides on
 // anything but the call, its answer and the finalized block number.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,9 +15,27 @@ import (
 // API: it validates input against the configured plans and writes the store.
 type Manager struct {
 	Store Store
+	// Plans are the configured plans; SetPlans replaces them while the
+	// manager is in use (a configuration reload).
 	Plans map[string]Plan
 	// Now is the clock (tests may pin it); nil means time.Now.
 	Now func() time.Time
+
+	plansMu sync.RWMutex
+}
+
+// SetPlans replaces the plans keys are checked against.
+func (m *Manager) SetPlans(plans map[string]Plan) {
+	m.plansMu.Lock()
+	m.Plans = plans
+	m.plansMu.Unlock()
+}
+
+// plans are the plans now configured.
+func (m *Manager) plans() map[string]Plan {
+	m.plansMu.RLock()
+	defer m.plansMu.RUnlock()
+	return m.Plans
 }
 
 // CreateParams describe a new key.
@@ -155,7 +174,7 @@ func (m *Manager) apply(r *Record, p Patch) (secret string, err error) {
 		r.Name = *p.Name
 	}
 	if p.Plan != nil {
-		if _, ok := m.Plans[*p.Plan]; !ok {
+		if _, ok := m.plans()[*p.Plan]; !ok {
 			return "", inputErrorf("plan: %q is not configured (one of %s)", *p.Plan, m.planNames())
 		}
 		r.Plan = *p.Plan
@@ -209,8 +228,9 @@ func setList(dst *[]string, v *[]string) {
 }
 
 func (m *Manager) planNames() string {
-	names := make([]string, 0, len(m.Plans))
-	for n := range m.Plans {
+	plans := m.plans()
+	names := make([]string, 0, len(plans))
+	for n := range plans {
 		names = append(names, n)
 	}
 	sort.Strings(names)

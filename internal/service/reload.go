@@ -68,6 +68,9 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 			s.retire(fresh)
 			return err
 		}
+		if s.KeyManager != nil {
+			s.KeyManager.SetPlans(next.KeyPlans()) // the admin API creates keys on the new plans
+		}
 	}
 	s.observeNetworks(fresh)
 	s.publish(s.newGeneration(next, networks))

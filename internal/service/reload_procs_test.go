@@ -24,9 +24,10 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	a := startNode(t, "", "127.0.0.1:0")
 	b := startNode(t, "", "127.0.0.1:0")
 	dir := t.TempDir()
+	plans := "team: { rate_per_second: 0 }"
 	conf := func(maxBatch int, up, level, extra string) string {
-		return fmt.Sprintf("listen: 127.0.0.1:0\ndata_dir: %s/data\nupstream: %s\nadmin: { listen: 127.0.0.1:0, token: %s }\nplans: { team: { rate_per_second: 0 } }\nlimits: { max_batch: %d }\nlog: { level: %s }\n%s",
-			dir, up, adminToken, maxBatch, level, extra)
+		return fmt.Sprintf("listen: 127.0.0.1:0\ndata_dir: %s/data\nupstream: %s\nadmin: { listen: 127.0.0.1:0, token: %s }\nplans: { %s }\nlimits: { max_batch: %d }\nlog: { level: %s }\n%s",
+			dir, up, adminToken, plans, maxBatch, level, extra)
 	}
 	path := writeConfig(t, dir, conf(1000, a.url(), "info", ""))
 	p := startServe(t, nil, "--config", path)
@@ -81,7 +82,12 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 	wsCall()
 
-	// A valid change: max_batch 2, another upstream, debug log level.
+	if code := createKeyOnPlan(t, p, "gold"); code != http.StatusBadRequest {
+		t.Fatalf("admin API key on a plan not configured: %d, want 400", code)
+	}
+
+	// A valid change: max_batch 2, another upstream, debug log level, a new plan.
+	plans = "team: { rate_per_second: 0 }, gold: { rate_per_second: 0 }"
 	if err := os.WriteFile(path, []byte(conf(2, b.url(), "debug", "")), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +110,9 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 	if !strings.Contains(p.output(), "level=DEBUG") {
 		t.Fatalf("log level not applied:\n%s", p.output())
+	}
+	if code := createKeyOnPlan(t, p, "gold"); code != http.StatusCreated && code != http.StatusOK {
+		t.Fatalf("admin API key on the plan the reload added: %d", code)
 	}
 
 	// An invalid file: refused, logged, the running config kept.
@@ -139,8 +148,8 @@ func TestReloadOnSIGHUP(t *testing.T) {
 }
 
 // upstreamNames lists the default network's upstreams from /admin/upstreams.
-func upstreamNames(t *testing.T, p *serveProc) string {
-	t.Helper()
+// adminAddr is the admin listener's address, as the banner prints it.
+func adminAddr(p *serveProc) string {
 	var addr string
 	for _, l := range strings.Split(p.output(), "\n") {
 		if i := strings.Index(l, "admin:     http://"); i >= 0 {
@@ -148,7 +157,26 @@ func upstreamNames(t *testing.T, p *serveProc) string {
 			addr = strings.TrimSuffix(strings.SplitN(addr, "/", 2)[0], ",")
 		}
 	}
-	req, _ := http.NewRequest("GET", "http://"+addr+"/admin/upstreams", nil)
+	return addr
+}
+
+// createKeyOnPlan asks the admin API for a key on plan; it returns the status.
+func createKeyOnPlan(t *testing.T, p *serveProc, plan string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+adminAddr(p)+"/admin/keys", strings.NewReader(`{"name":"reloaded","plan":"`+plan+`"}`))
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func upstreamNames(t *testing.T, p *serveProc) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+adminAddr(p)+"/admin/upstreams", nil)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -22,22 +22,29 @@ func benchGateway(b *testing.B, viaHTTP bool) http.Handler {
 	b.Helper()
 	var up upstream.Upstream
 	if viaHTTP {
-		st, err := bench.StartStatic("127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = st.Close() })
-		h, err := upstream.NewHTTP(st.URL())
-		if err != nil {
-			b.Fatal(err)
-		}
-		up = h
+		up = staticOverHTTP(b)
 	} else {
 		up = upstream.Func{ID: "static", Fn: func(_ context.Context, body []byte) ([]byte, error) {
 			return bench.AnswerStatic(nil, body), nil
 		}}
 	}
 	return gatewayHandler(b, up)
+}
+
+// staticOverHTTP is the load tool's static upstream, started for b, as a
+// client reaches it over loopback HTTP.
+func staticOverHTTP(b *testing.B) *upstream.HTTP {
+	b.Helper()
+	st, err := bench.StartStatic("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	h, err := upstream.NewHTTP(st.URL())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h
 }
 
 // hashBodies are distinct eth_getTransactionByHash requests.
@@ -155,15 +162,6 @@ func BenchmarkLoopbackGetTransactionByHash(b *testing.B) {
 // that sends them upstream as one upstream batch, over loopback HTTP to
 // the static upstream.
 func BenchmarkBatch10(b *testing.B) {
-	st, err := bench.StartStatic("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	h, err := upstream.NewHTTP(st.URL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	pool := upstream.NewPool("bench", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: h})
+	pool := upstream.NewPool("bench", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: staticOverHTTP(b)})
 	serveDirect(b, gatewayHandler(b, pool), hashBodies(256, 10), 10)
 }

@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// TestAdmission: a key is admitted the second time it is fetched; once
-// admitted it starts over; other keys do not admit it.
+// TestAdmission: with the doorkeeper on, a key is admitted the second time
+// it is fetched; once admitted it starts over; other keys do not admit it.
 func TestAdmission(t *testing.T) {
 	a := newAdmission(DefaultMaxBytes)
+	a.guarded.Store(true)
 	steps := []struct {
 		name string
 		key  string
@@ -24,6 +25,40 @@ func TestAdmission(t *testing.T) {
 	for _, st := range steps {
 		if got := a.admit([]byte(st.key)); got != st.want {
 			t.Fatalf("%s: admit(%q) = %v, want %v", st.name, st.key, got, st.want)
+		}
+	}
+}
+
+// TestAdmissionFollowsHits: every answer is kept until a window of lookups
+// mostly misses; the doorkeeper is off again once a window hits enough.
+func TestAdmissionFollowsHits(t *testing.T) {
+	a := newAdmission(DefaultMaxBytes)
+	window := func(hits int) {
+		for i := range admissionWindow {
+			a.lookedUp(i < hits)
+		}
+	}
+	steps := []struct {
+		name    string
+		hits    int // of a window of admissionWindow lookups
+		guarded bool
+	}{
+		{"a window of misses", 0, true},
+		{"hits under the share", admissionWindow/admissionMinHitShare - 1, true},
+		{"hits at the share", admissionWindow / admissionMinHitShare, false},
+		{"all hits", admissionWindow, false},
+		{"misses again", 3, true},
+	}
+	if !a.admit([]byte("k")) || !a.admit([]byte("k")) {
+		t.Fatal("before any window the doorkeeper is off: every answer is kept")
+	}
+	for _, st := range steps {
+		window(st.hits)
+		if got := a.guarded.Load(); got != st.guarded {
+			t.Fatalf("after %s: doorkeeper on = %v, want %v", st.name, got, st.guarded)
+		}
+		if got := a.admit([]byte(st.name)); got == st.guarded {
+			t.Fatalf("after %s: a first fetch admitted = %v", st.name, got)
 		}
 	}
 }
@@ -49,22 +84,29 @@ func TestAdmissionSize(t *testing.T) {
 	}
 }
 
-// TestCacheAdmitsOnSecondFetch: through the cache, a fetched answer is
-// kept the second time.
-func TestCacheAdmitsOnSecondFetch(t *testing.T) {
+// TestCacheAdmission: through the cache, a fetched answer is kept at once
+// while lookups hit; after a window of misses, the second time.
+func TestCacheAdmission(t *testing.T) {
 	c, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	key := Key(nil, "eth_getBlockByHash", []byte(`["0x01",false]`))
-	for i, want := range []bool{false, true} {
-		if got := c.Admit(key); got != want {
-			t.Fatalf("fetch %d: admitted %v, want %v", i+1, got, want)
-		}
+	if !c.Admit(key) {
+		t.Fatal("a fresh cache does not keep the first answer fetched")
 	}
 	c.Set(t.Context(), key, []byte(`{"number":"0x1"}`))
 	if v, ok := c.Get(t.Context(), key); !ok || string(v) != `{"number":"0x1"}` {
 		t.Fatalf("kept answer: %q, %v", v, ok)
+	}
+	for i := range admissionWindow {
+		c.Get(t.Context(), Key(nil, "eth_getBlockByHash", fmt.Appendf(nil, `["0x%x",false]`, i+2)))
+	}
+	other := Key(nil, "eth_getBlockByHash", []byte(`["0x02",false]`))
+	for i, want := range []bool{false, true} {
+		if got := c.Admit(other); got != want {
+			t.Fatalf("after a window of misses, fetch %d: admitted %v, want %v", i+1, got, want)
+		}
 	}
 }

@@ -93,6 +93,7 @@ func (c *Cache) Caches(method string) bool { return c != nil && c.methods[method
 // Get returns the answer kept under key.
 func (c *Cache) Get(ctx context.Context, key []byte) ([]byte, bool) {
 	if v, ok := c.mem.GetIfPresent(lookupKey(key)); ok {
+		c.admit.lookedUp(true)
 		c.hit()
 		return v, true
 	}
@@ -102,6 +103,7 @@ func (c *Cache) Get(ctx context.Context, key []byte) ([]byte, bool) {
 		cancel()
 		if err == nil && len(v) > 0 {
 			c.mem.Set(string(key), v)
+			c.admit.lookedUp(true)
 			c.hit()
 			return v, true
 		}
@@ -109,6 +111,7 @@ func (c *Cache) Get(ctx context.Context, key []byte) ([]byte, bool) {
 			slog.Debug("cache: redis read failed", "err", err)
 		}
 	}
+	c.admit.lookedUp(false)
 	if c.opts.Stats != nil {
 		c.opts.Stats.Miss()
 	}
@@ -121,9 +124,9 @@ func (c *Cache) hit() {
 	}
 }
 
-// Admit reports whether an answer fetched for key should be kept: true
-// the second time the key is fetched while it is remembered (admit.go);
-// the first time, only the key is remembered.
+// Admit reports whether an answer fetched for key should be kept: always
+// while lookups find what they look for; when they mostly miss, the second
+// time the key is fetched while it is remembered (admit.go).
 func (c *Cache) Admit(key []byte) bool { return c.admit.admit(key) }
 
 // Set keeps a copy of answer under key.

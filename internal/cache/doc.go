@@ -1,8 +1,9 @@
 // Package cache keeps answers that can no longer change: what a node said
 // about blocks at or below the finalized block (policy.go says which calls
 // and answers those are). While lookups mostly miss, an answer is kept
-// only the second time its key is fetched (admit.go). Entries live in memory within a byte budget (otter),
-// and optionally in Redis, shared by a fleet.
+// only the second time its key is fetched (admit.go). Entries live in
+// memory within a byte budget (otter), and optionally in Redis, shared by
+// a fleet.
 //
 // It must not know about keys, plans or transports, and never decides on
 // anything but the call, its answer and the finalized block number.

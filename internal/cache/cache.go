@@ -48,7 +48,7 @@ type Stats interface {
 // Cache is one network's cache of final answers.
 type Cache struct {
 	mem     *otter.Cache[string, []byte]
-	admit   *admission // admit.go: an answer is kept the second time it is fetched
+	admit   *admission // admit.go: which fetched answers are kept
 	methods map[string]bool
 	opts    Options
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // bannerLine returns the banner line that starts with prefix (after the indent).
@@ -52,7 +53,7 @@ func banner(svc *service.Service, keysCmd func(string) string) string {
 // TestBannerLaterStart: on a start that did not create the key, the
 // banner says how to get one, and its lines work as printed.
 func TestBannerLaterStart(t *testing.T) {
-	needCurl(t)
+	testenv.Program(t, "the banner's try: lines", "curl")
 	cfg := servicetest.Config(t)
 	first := servicetest.Start(t, cfg)
 	if first.GeneratedKey == "" {
@@ -83,7 +84,7 @@ func TestBannerLaterStart(t *testing.T) {
 // TestBannerSelfSignedNoDefaultNetwork: -k under a self-signed
 // certificate, and a Host header when no network is the default.
 func TestBannerSelfSignedNoDefaultNetwork(t *testing.T) {
-	needCurl(t)
+	testenv.Program(t, "the banner's try: lines", "curl")
 	cfg := servicetest.Config(t)
 	cfg.TLS.SelfSigned = true
 	cfg.Admin.Token = "banner-test-admin-token"
@@ -142,13 +143,4 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func needCurl(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("curl is missing (CI is set)")
-		}
-		t.Skip("needs curl")
-	}
 }

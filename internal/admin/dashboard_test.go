@@ -17,25 +17,10 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const dashToken = "dashboard-test-token"
-
-// chromium is the headless browser's path. Without it the test is skipped,
-// or fails when CI is set (.ci/run installs Debian's chromium package).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed (CI is set: the dashboard must be tested in a real browser)")
-	}
-	t.Skip("chromium is not installed; set CI to make this a failure")
-	return ""
-}
 
 // runChromium runs headless Chromium with a fresh profile on url plus extra
 // flags and returns its standard output.
@@ -122,7 +107,7 @@ func dashboardService(t *testing.T) (s *service.Service, keyID string) {
 // browser, renders the created key's name and its usage numbers (from the
 // admin JSON routes) and the upstreams; without a token it asks for one.
 func TestDashboardInChromium(t *testing.T) {
-	bin := chromium(t)
+	bin := testenv.Program(t, "the dashboard test (a real browser)", "chromium", "chromium-browser")
 	s, id := dashboardService(t)
 	base := "http://" + s.AdminAddr() + "/dashboard/"
 
@@ -159,7 +144,7 @@ func TestDashboardInChromium(t *testing.T) {
 // TestDashboardScreenshot fails on an empty page: the rendered dashboard
 // must not be one colour.
 func TestDashboardScreenshot(t *testing.T) {
-	bin := chromium(t)
+	bin := testenv.Program(t, "the dashboard test (a real browser)", "chromium", "chromium-browser")
 	s, id := dashboardService(t)
 	shot := filepath.Join(t.TempDir(), "dashboard.png")
 	if keep := os.Getenv("NODEGATE_DASHBOARD_SHOT"); keep != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const adminToken = "fleet-test-admin-token"
@@ -150,17 +151,6 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-func needHAProxy(t *testing.T) string {
-	p, err := exec.LookPath("haproxy")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("haproxy is not installed (CI is set; .ci/run installs it)")
-		}
-		t.Skip("haproxy is not installed")
-	}
-	return p
-}
-
 // createKey makes a key with `nodegate keys create --config` of a replica.
 func createKey(t *testing.T, conf, plan string) string {
 	t.Helper()
@@ -195,7 +185,7 @@ const (
 
 // TestFleet: three replicas behind HAProxy.
 func TestFleet(t *testing.T) {
-	haproxy := needHAProxy(t)
+	haproxy := testenv.Program(t, "the fleet test's load balancer", "haproxy")
 	dsn := pgtest.DSN(t)
 	rc := redistest.Require(t)
 	prefix := redistest.Prefix(t, rc)

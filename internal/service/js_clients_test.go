@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const jsDir = "testdata/jsclients"
@@ -24,12 +25,7 @@ func TestJavaScriptClients(t *testing.T) {
 		t.Skip("installs npm packages; not in -short") // testing.Short(): CI never passes -short
 	}
 	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is required for the ethers/viem checks (install Node.js 18+ with npm): %v", tool, err)
-			}
-			t.Skipf("%s not installed", tool) // outside CI only: under CI this fails just above
-		}
+		testenv.Program(t, "the ethers/viem checks (Node.js 18+ with npm)", tool)
 	}
 	npmCI(t)
 	for _, tc := range []struct {

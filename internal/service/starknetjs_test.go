@@ -2,12 +2,12 @@ package service_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const starknetJSDir = "testdata/starknetjs"
@@ -26,12 +26,7 @@ func TestStarknetJS(t *testing.T) {
 		t.Skip("installs npm packages; not in -short") // testing.Short(): CI never passes -short
 	}
 	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is required for the starknet.js check (install Node.js 18+ with npm): %v", tool, err)
-			}
-			t.Skipf("%s not installed", tool) // outside CI only: under CI this fails just above
-		}
+		testenv.Program(t, "the starknet.js check (Node.js 18+ with npm)", tool)
 	}
 	npmCIIn(t, starknetJSDir, `"node_modules/starknet": {`+"\n"+`      "version": "7.6.4"`)
 	s := start(t, func(c *config.Config) {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os/signal"
-	"syscall"
 
 	"github.com/nodegate/nodegate/internal/bench"
 )
@@ -36,17 +33,5 @@ func runPassthrough(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	p, err := bench.StartPassthrough(*listen, *up)
-	if err != nil {
-		fmt.Fprintln(stderr, "nodegate-bench passthrough:", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "passthrough listening on %s\n", p.URL())
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	<-ctx.Done()
-	if err := p.Close(); err != nil {
-		fmt.Fprintln(stderr, "nodegate-bench passthrough: close:", err)
-		return 1
-	}
-	return 0
+	return serveUntilSignal("passthrough", "passthrough", p, err, stdout, stderr)
 }

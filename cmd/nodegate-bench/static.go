@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"os/signal"
-	"syscall"
 
 	"github.com/nodegate/nodegate/internal/bench"
 )
@@ -31,17 +27,5 @@ func runStatic(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	s, err := bench.StartStatic(*listen)
-	if err != nil {
-		fmt.Fprintln(stderr, "nodegate-bench static:", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "static upstream listening on %s\n", s.URL())
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	<-ctx.Done()
-	if err := s.Close(); err != nil {
-		fmt.Fprintln(stderr, "nodegate-bench static: close:", err)
-		return 1
-	}
-	return 0
+	return serveUntilSignal("static", "static upstream", s, err, stdout, stderr)
 }

@@ -2,16 +2,13 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // gasLimit is what the pool knows of its head block's gas limit, for the
@@ -74,22 +71,11 @@ var latestBlockRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockB
 var errNoHead = errors.New("no head block")
 
 func (p *Pool) fetchGasLimit(ctx context.Context) (uint64, error) {
-	out, err := p.Do(ctx, latestBlockRequest)
-	if err != nil {
-		return 0, err
-	}
-	_, resp, err := jsonrpc.DecodeResponse(out)
-	if err != nil {
-		return 0, fmt.Errorf("head block: %w", err)
-	}
-	if resp.Err != nil {
-		return 0, fmt.Errorf("head block: %w", resp.Err)
-	}
 	var b struct {
 		GasLimit *hexutil.Uint64 `json:"gasLimit"`
 	}
-	if err := json.Unmarshal(resp.Result, &b); err != nil {
-		return 0, fmt.Errorf("head block: %w", err)
+	if err := askBlock(ctx, p.Do, latestBlockRequest, "head block", &b); err != nil {
+		return 0, err
 	}
 	if b.GasLimit == nil || *b.GasLimit == 0 {
 		return 0, errNoHead

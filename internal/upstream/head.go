@@ -133,24 +133,37 @@ var finalizedRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByN
 
 // finalizedOf asks m for its finalized block's number.
 func (p *Pool) finalizedOf(ctx context.Context, m *Member) (uint64, error) {
-	out, err := m.Upstream.Do(ctx, finalizedRequest)
-	if err != nil {
-		return 0, err
-	}
-	_, resp, err := jsonrpc.DecodeResponse(out)
-	if err != nil {
-		return 0, fmt.Errorf("finalized block: %w", err)
-	}
-	if resp.Err != nil {
-		return 0, fmt.Errorf("finalized block: %w", resp.Err)
-	}
 	var b struct {
 		Number *hexutil.Uint64 `json:"number"`
 	}
-	if err := json.Unmarshal(resp.Result, &b); err != nil || b.Number == nil {
-		return 0, fmt.Errorf("finalized block: no number in %.100s", resp.Result)
+	if err := askBlock(ctx, m.Upstream.Do, finalizedRequest, "finalized block", &b); err != nil {
+		return 0, err
+	}
+	if b.Number == nil {
+		return 0, errors.New("finalized block: no number")
 	}
 	return uint64(*b.Number), nil
+}
+
+// askBlock sends a block request (eth_getBlockByNumber) with do and decodes
+// the block into dst; what names the block in errors. A node fault is
+// returned as do returned it.
+func askBlock(ctx context.Context, do func(context.Context, []byte) ([]byte, error), req []byte, what string, dst any) error {
+	out, err := do(ctx, req)
+	if err != nil {
+		return err
+	}
+	_, resp, err := jsonrpc.DecodeResponse(out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if resp.Err != nil {
+		return fmt.Errorf("%s: %w", what, resp.Err)
+	}
+	if err := json.Unmarshal(resp.Result, dst); err != nil {
+		return fmt.Errorf("%s: %.100s: %w", what, resp.Result, err)
+	}
+	return nil
 }
 
 // ParseBlockNumber reads a block number given as a hex quantity string

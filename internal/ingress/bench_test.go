@@ -3,7 +3,6 @@ package ingress_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/bench"
+	"github.com/nodegate/nodegate/internal/gatewaytest"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -47,66 +47,15 @@ func staticOverHTTP(b *testing.B) *upstream.HTTP {
 	return h
 }
 
-// hashBodies are distinct eth_getTransactionByHash requests.
-func hashBodies(n, batch int) [][]byte {
-	out := make([][]byte, n)
-	for i := range out {
-		var buf bytes.Buffer
-		if batch > 1 {
-			buf.WriteByte('[')
-		}
-		for j := range batch {
-			if j > 0 {
-				buf.WriteByte(',')
-			}
-			fmt.Fprintf(&buf, `{"jsonrpc":"2.0","id":%d,"method":"eth_getTransactionByHash","params":["0x%064x"]}`, j+1, i*batch+j+1)
-		}
-		if batch > 1 {
-			buf.WriteByte(']')
-		}
-		out[i] = buf.Bytes()
-	}
-	return out
-}
-
-// sink is the smallest ResponseWriter: the benchmark calls the handler
-// directly, without a listener, to see ingress and pipeline alone.
-type sink struct {
-	h      http.Header
-	status int
-	n      int
-}
-
-func (s *sink) Header() http.Header         { return s.h }
-func (s *sink) WriteHeader(code int)        { s.status = code }
-func (s *sink) Write(p []byte) (int, error) { s.n += len(p); return len(p), nil }
-
-func serveDirect(b *testing.B, h http.Handler, bodies [][]byte, calls int) {
-	b.Helper()
-	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/v3/"+benchKey, nil)
-	req.Header.Set("Content-Type", "application/json")
-	rd := bytes.NewReader(nil)
-	req.Body = io.NopCloser(rd)
-	w := &sink{h: make(http.Header)}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		rd.Reset(bodies[i%len(bodies)])
-		clear(w.h)
-		w.status, w.n = 0, 0
-		h.ServeHTTP(w, req)
-		if w.status != http.StatusOK || w.n < 100*calls {
-			b.Fatalf("status %d, %d bytes", w.status, w.n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls)/1e3, "µs/call")
-}
-
 // BenchmarkGatewayGetTransactionByHash is one eth_getTransactionByHash
 // through ingress (key check), pipeline (method rules) and the upstream.
 func BenchmarkGatewayGetTransactionByHash(b *testing.B) {
-	b.Run("upstream=func", func(b *testing.B) { serveDirect(b, benchGateway(b, false), hashBodies(1024, 1), 1) })
-	b.Run("upstream=http", func(b *testing.B) { serveDirect(b, benchGateway(b, true), hashBodies(1024, 1), 1) })
+	b.Run("upstream=func", func(b *testing.B) {
+		gatewaytest.ServeDirect(b, benchGateway(b, false), gatewaytest.HashBodies(1024, 1), 1)
+	})
+	b.Run("upstream=http", func(b *testing.B) {
+		gatewaytest.ServeDirect(b, benchGateway(b, true), gatewaytest.HashBodies(1024, 1), 1)
+	})
 }
 
 // BenchmarkBatch100 compares one batch of 100 calls with 100 single
@@ -115,10 +64,10 @@ func BenchmarkBatch100(b *testing.B) {
 	for _, viaHTTP := range []bool{false, true} {
 		name := map[bool]string{false: "func", true: "http"}[viaHTTP]
 		b.Run("upstream="+name+"/batch100", func(b *testing.B) {
-			serveDirect(b, benchGateway(b, viaHTTP), hashBodies(64, 100), 100)
+			gatewaytest.ServeDirect(b, benchGateway(b, viaHTTP), gatewaytest.HashBodies(64, 100), 100)
 		})
 		b.Run("upstream="+name+"/single", func(b *testing.B) {
-			serveDirect(b, benchGateway(b, viaHTTP), hashBodies(1024, 1), 1)
+			gatewaytest.ServeDirect(b, benchGateway(b, viaHTTP), gatewaytest.HashBodies(1024, 1), 1)
 		})
 	}
 }
@@ -133,8 +82,8 @@ func BenchmarkLoopbackGetTransactionByHash(b *testing.B) {
 	srv := &http.Server{Handler: benchGateway(b, true), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	b.Cleanup(func() { _ = srv.Close() })
-	url := "http://" + ln.Addr().String() + "/v3/" + benchKey
-	bodies := hashBodies(1024, 1)
+	url := "http://" + ln.Addr().String() + "/v3/" + gatewaytest.Key
+	bodies := gatewaytest.HashBodies(1024, 1)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ReportAllocs()
 	b.SetParallelism(4)
@@ -163,5 +112,5 @@ func BenchmarkLoopbackGetTransactionByHash(b *testing.B) {
 // the static upstream.
 func BenchmarkBatch10(b *testing.B) {
 	pool := upstream.NewPool("bench", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: staticOverHTTP(b)})
-	serveDirect(b, gatewayHandler(b, pool), hashBodies(256, 10), 10)
+	gatewaytest.ServeDirect(b, gatewayHandler(b, pool), gatewaytest.HashBodies(256, 10), 10)
 }

@@ -24,6 +24,11 @@ type Request struct {
 	Method string
 	// Params is the raw params array; "[]" when absent or null.
 	Params json.RawMessage
+	// Notification is a request without an id member (JSON-RPC 2.0,
+	// section 4.1): it is run like any call, and its answer is not sent.
+	// Its ID is null. A message without an id that is not a valid request
+	// is not a notification: its error is answered with id null.
+	Notification bool
 }
 
 // Message is one element of a request body: a valid request, or the error
@@ -126,9 +131,7 @@ func parseOne(b []byte) Message {
 		req.ID = nullID
 	}
 	switch {
-	case !haveID:
-		return Message{Req: req, Err: ErrInvalidRequest("invalid request: missing id")}
-	case !validID(id):
+	case haveID && !validID(id):
 		return Message{Req: req, Err: ErrInvalidRequest("invalid request: id must be a number, a string or null, at most 256 bytes")}
 	case !haveVersion || !bytes.Equal(version, []byte(`"2.0"`)):
 		return Message{Req: req, Err: ErrInvalidRequest(`invalid request: jsonrpc must be "2.0"`)}
@@ -146,6 +149,7 @@ func parseOne(b []byte) Message {
 	if req.Params == nil {
 		req.Params = emptyParams
 	}
+	req.Notification = !haveID
 	return Message{Req: req}
 }
 

@@ -128,7 +128,8 @@ func TestParseInvalidMessages(t *testing.T) {
 		{"id an array", `{"jsonrpc":"2.0","id":[1],"method":"m"}`, CodeInvalidRequest, `null`},
 		{"id a boolean", `{"jsonrpc":"2.0","id":true,"method":"m"}`, CodeInvalidRequest, `null`},
 		{"id too long", `{"jsonrpc":"2.0","id":"` + strings.Repeat("x", MaxIDLength) + `","method":"m"}`, CodeInvalidRequest, `null`},
-		{"missing id", `{"jsonrpc":"2.0","method":"m"}`, CodeInvalidRequest, `null`},
+		{"no id, no method", `{"jsonrpc":"2.0"}`, CodeInvalidRequest, `null`},
+		{"no id, wrong version", `{"jsonrpc":"1.0","method":"m"}`, CodeInvalidRequest, `null`},
 		{"params a string", `{"jsonrpc":"2.0","id":7,"method":"m","params":"x"}`, CodeInvalidParams, `7`},
 		{"not an object", `42`, CodeInvalidRequest, `null`},
 		{"a string", `"hello"`, CodeInvalidRequest, `null`},
@@ -152,6 +153,30 @@ func TestParseInvalidMessages(t *testing.T) {
 			}
 			if out := AppendResponse(nil, m.Req.ID, ErrorResponse(m.Err)); !json.Valid(out) {
 				t.Fatalf("response is not JSON: %s", out)
+			}
+		})
+	}
+}
+
+// TestParseNotifications: a valid request without an id member is a
+// notification (run, not answered); one with "id":null is a call.
+func TestParseNotifications(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		notify     bool
+	}{
+		{"no id", `{"jsonrpc":"2.0","method":"m"}`, true},
+		{"no id, params", `{"jsonrpc":"2.0","method":"m","params":[1]}`, true},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"m"}`, false},
+		{"id 0", `{"jsonrpc":"2.0","id":0,"method":"m"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, _, err := Parse([]byte(tc.body), 10)
+			if err != nil || len(msgs) != 1 || msgs[0].Err != nil {
+				t.Fatalf("Parse = %v %+v", err, msgs)
+			}
+			if r := msgs[0].Req; r.Notification != tc.notify || r.Method != "m" || (tc.notify && string(r.ID) != "null") {
+				t.Fatalf("request %+v", r)
 			}
 		})
 	}

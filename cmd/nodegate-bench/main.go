@@ -1,7 +1,8 @@
 // Command nodegate-bench is nodegate's load tool: it drives a JSON-RPC
 // method mix against any URL and prints throughput, latency percentiles
-// and CPU per call, serves a static upstream with fixed answers, and seeds
-// a dev chain for realistic calls. See docs/bench.md.
+// and CPU per call, times a subscription's fan-out to many WebSockets,
+// serves a static upstream with fixed answers, and seeds a dev chain for
+// realistic calls. See docs/bench.md.
 package main
 
 import (
@@ -27,6 +28,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runPassthrough(args, stdout, stderr)
 	case "seed":
 		return runSeed(args, stdout, stderr)
+	case "subscribe":
+		return runSubscribe(args, stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -45,6 +48,7 @@ Usage:
   nodegate-bench static [--listen ADDR]                  serve a static JSON-RPC upstream with fixed answers
   nodegate-bench passthrough --upstream URL [--listen ADDR]  a bare net/http pass-through (the CPU yardstick)
   nodegate-bench seed --url URL [flags]                  send transfers and deploy a view contract on a dev chain
+  nodegate-bench subscribe --url WS --subscribers N [--kind newHeads|logs]  time a subscription's fan-out
 
 Run 'nodegate-bench COMMAND --help' for the flags of a command.
 `)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/service"
@@ -26,7 +27,7 @@ func announceFirstKey(w io.Writer) func(keys.Created) {
 func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) string) {
 	endpoint := svc.URL() + "/v3/"
 	fmt.Fprintf(w, "nodegate %s serving %s<API_KEY>\n", Version(), endpoint)
-	key := "<API_KEY>"
+	key, setKey := "<API_KEY>", ""
 	switch {
 	case svc.GeneratedKey != "":
 		key = svc.GeneratedKey
@@ -36,19 +37,27 @@ func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) str
 		fmt.Fprintf(w, "  API key:   %s  (from the command line or config)\n", key)
 	default:
 		key = "$NODEGATE_KEY"
-		fmt.Fprintf(w, "  API key:   the one printed on the first start (%d in the store; nodegate keeps only hashes)\n", svc.Keys.Len())
-		fmt.Fprintf(w, "  new key:   export NODEGATE_KEY=$(%s | awk '/^key:/{print $2}')\n", keysCmd("create --plan team --name mine"))
+		newKey := "$(" + keysCmd("create --plan team --name mine") + " | awk '/^key:/{print $2}')"
+		fmt.Fprintf(w, "  API key:   the one printed on the first start (%d in the store; nodegate keeps only hashes): export NODEGATE_KEY=<it>\n", svc.Keys.Len())
+		fmt.Fprintf(w, "  new key:   export NODEGATE_KEY=%s\n", newKey)
+		// The try line works in a new shell too: it makes a key when
+		// NODEGATE_KEY is not set.
+		setKey = "export NODEGATE_KEY=${NODEGATE_KEY:-" + newKey + "}; "
 	}
 	if addr := svc.AdminAddr(); addr != "" {
 		fmt.Fprintf(w, "  admin:     http://%s/admin/keys, /admin/upstreams, /metrics (bearer token from admin.token or $NODEGATE_ADMIN_TOKEN)\n", addr)
+	}
+	if addr := svc.MetricsAddr(); addr != "" {
+		fmt.Fprintf(w, "  metrics:   http://%s/metrics (Prometheus, no token)\n", addr)
 	}
 	fmt.Fprintf(w, "  websocket: %s/ws/v3/%s\n", svc.WSURL(), key)
 	curl := "curl -s"
 	if fp := svc.TLSFingerprint(); fp != "" {
 		fmt.Fprintf(w, "  tls:       certificate SHA-256 %s\n", fp)
-		if svc.SelfSignedPath != "" {
-			fmt.Fprintf(w, "             self-signed, for local use; trust it with %s (or curl -k)\n", svc.SelfSignedPath)
-			curl = "curl -sk"
+		if ca := svc.LocalCA; ca != nil {
+			fmt.Fprintf(w, "             issued by nodegate's local CA %s (kept in the data dir: trust it once, e.g.\n", ca.Path)
+			fmt.Fprintf(w, "             curl --cacert %s, SSL_CERT_FILE=%s cast, NODE_EXTRA_CA_CERTS=%s node)\n", ca.Path, ca.Path, ca.Path)
+			curl = "curl -s --cacert " + ca.Path
 		}
 	}
 	printChain(w, svc)
@@ -56,8 +65,8 @@ func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) str
 	printRollup(w, svc, curl, key)
 	fmt.Fprintf(w, "  health:    %s/health, readiness %s/ready\n", svc.URL(), svc.URL())
 	if target, ok := tryTarget(svc); ok {
-		fmt.Fprintf(w, "  try:       %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":[]}' %s/v3/%s\n",
-			curl, target.host, target.method, target.base, key)
+		fmt.Fprintf(w, "  try:       %s%s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":[]}' %s/v3/%s\n",
+			setKey, curl, target.host, target.method, target.base, key)
 	}
 	fmt.Fprintln(w, "  Ctrl-C stops nodegate.")
 }
@@ -85,10 +94,8 @@ func tryTarget(svc *service.Service) (target, bool) {
 		if own := svc.NetworkURL(nc.Name); own != "" {
 			return target{base: own, method: method(nc.Family)}, true
 		}
-		for _, h := range nc.Hosts {
-			if !strings.HasPrefix(h, "*.") {
-				return target{base: svc.URL(), host: " -H 'Host: " + h + "'", method: method(nc.Family)}, true
-			}
+		if len(nc.Hosts) > 0 {
+			return target{base: svc.URL(), host: " -H 'Host: " + hostOf(nc.Hosts[0]) + "'", method: method(nc.Family)}, true
 		}
 	}
 	return target{}, false
@@ -124,7 +131,7 @@ func printAccounts(w io.Writer, accs []evmnode.Account) {
 
 // printPools shows each network's upstreams as the pool sees them at start.
 func printPools(w io.Writer, svc *service.Service) {
-	for _, n := range svc.Networks {
+	for _, n := range svc.Networks() {
 		if n.ChainID != 0 {
 			fmt.Fprintf(w, "  network:   %s, chain id %d\n", n.Name, n.ChainID)
 		}
@@ -161,14 +168,34 @@ func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 		target, host := svc.URL(), ""
 		if own := svc.NetworkURL(nc.Name); own != "" {
 			target = own
-			fmt.Fprintf(w, "  starknet:  %s/v3/%s  (the %s network's own listener: starknet.js nodeUrl)\n", own, key, svc.Networks[i].Name)
+			fmt.Fprintf(w, "  starknet:  %s/v3/%s  (the %s network's own listener: starknet.js nodeUrl)\n", own, key, svc.Networks()[i].Name)
 		} else if len(nc.Hosts) > 0 {
-			host = " -H 'Host: " + strings.TrimPrefix(nc.Hosts[0], "*.") + "'"
+			host = " -H 'Host: " + hostOf(nc.Hosts[0]) + "'"
 		}
 		kind := "starknet network"
-		if svc.Devnet != nil {
+		if servesEmbedded(nc) {
 			kind = "starknet devnet (embedded; a devnet, not a real chain)"
 		}
-		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks[i].Name, curl, host, target, key)
+		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks()[i].Name, curl, host, target, key)
 	}
+}
+
+// hostOf is a name that a network's host pattern matches: the name
+// itself, or for "*.example.com" (subdomains only) rpc.example.com.
+func hostOf(pattern string) string {
+	if rest, ok := strings.CutPrefix(pattern, "*."); ok {
+		return "rpc." + rest
+	}
+	return pattern
+}
+
+// servesEmbedded reports whether the embedded node or devnet is one of
+// nc's upstreams.
+func servesEmbedded(nc config.Network) bool {
+	for _, u := range nc.Upstreams {
+		if u.URL == config.EmbeddedURL {
+			return true
+		}
+	}
+	return false
 }

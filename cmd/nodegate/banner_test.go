@@ -76,13 +76,19 @@ func TestBannerLaterStart(t *testing.T) {
 	if got := runShell(t, bannerLine(t, out, "try:"), "NODEGATE_KEY="+key); !strings.Contains(got, `"result":"0x`) {
 		t.Fatalf("try line answered %s", got)
 	}
+	// In a new shell, without NODEGATE_KEY, the try line makes a key and
+	// answers all the same.
+	if got := runShell(t, bannerLine(t, out, "try:"), "NODEGATE_KEY="); !strings.Contains(got, `"result":"0x`) {
+		t.Fatalf("try line without NODEGATE_KEY answered %s", got)
+	}
 	if strings.Contains(out, "admin:") {
 		t.Fatalf("admin line without an admin listener:\n%s", out)
 	}
 }
 
-// TestBannerSelfSignedNoDefaultNetwork: -k under a self-signed
-// certificate, and a Host header when no network is the default.
+// TestBannerSelfSignedNoDefaultNetwork: under --tls-self-signed the try
+// line trusts the local CA (--cacert, no -k), and it has a Host header
+// when no network is the default.
 func TestBannerSelfSignedNoDefaultNetwork(t *testing.T) {
 	testenv.Program(t, "the banner's try: lines", "curl")
 	cfg := servicetest.Config(t)
@@ -92,7 +98,7 @@ func TestBannerSelfSignedNoDefaultNetwork(t *testing.T) {
 	svc := servicetest.Start(t, cfg)
 	out := banner(svc, func(sub string) string { return "nodegate keys " + sub })
 	try := bannerLine(t, out, "try:")
-	if !strings.Contains(try, "curl -sk") || !strings.Contains(try, "-H 'Host: dev.localhost'") {
+	if !strings.Contains(try, "curl -s --cacert "+svc.LocalCA.Path) || !strings.Contains(try, "-H 'Host: dev.localhost'") {
 		t.Fatalf("try line %q", try)
 	}
 	if got := runShell(t, try); !strings.Contains(got, `"result":"0x`) {
@@ -143,4 +149,36 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestBannerNames: the host a pattern's Host header uses is one the
+// pattern matches; a starknet network is called a devnet only when the
+// embedded devnet serves it; a go run binary is named as go run.
+func TestBannerNames(t *testing.T) {
+	for _, tc := range []struct{ pattern, want string }{
+		{"starknet.localhost", "starknet.localhost"},
+		{"*.starknet.example.com", "rpc.starknet.example.com"},
+	} {
+		if got := hostOf(tc.pattern); got != tc.want {
+			t.Errorf("hostOf(%q) = %q, want %q", tc.pattern, got, tc.want)
+		}
+	}
+	juno := config.Network{Name: "sn", Family: "starknet", Upstreams: []config.Upstream{{Name: "juno", URL: "http://127.0.0.1:6060"}}}
+	devnet := config.Network{Name: "sn", Family: "starknet", Upstreams: []config.Upstream{{Name: "local", URL: config.EmbeddedURL}}}
+	if servesEmbedded(juno) || !servesEmbedded(devnet) {
+		t.Error("servesEmbedded")
+	}
+	t.Setenv("GOCACHE", "/var/cache/gocache")
+	for exe, want := range map[string]bool{
+		"/tmp/go-build943482718/b001/exe/nodegate":      true,
+		"/var/cache/gocache/3f/3fab12-d/nodegate":       true,
+		"/srv/elsewhere/a0/a0b1c2-d/nodegate":           true,
+		"/usr/local/bin/nodegate":                       false,
+		"/home/me/src/nodegate/nodegate":                false,
+		"/var/cache/gocache-other/nodegate-not-a-cache": false,
+	} {
+		if got := builtByGoRun(exe); got != want {
+			t.Errorf("builtByGoRun(%s) = %v", exe, got)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,16 +18,32 @@ func (s *stringList) Set(v string) error {
 	return nil
 }
 
-// newFlagSet makes a flag set whose errors and help go to stderr, with a
-// usage header.
-func newFlagSet(name, header string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet makes a flag set that prints nothing by itself: parseFlags
+// prints the help when it is asked for, and a bad flag is reported once,
+// by the caller, rather than as the error, the whole usage, and the error
+// again.
+func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, header)
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
+}
+
+// parseFlags parses args. -h/--help prints header and the flags to stderr
+// and returns flag.ErrHelp; a bad flag returns the error with where the
+// flags are listed.
+func parseFlags(fs *flag.FlagSet, header string, args []string, stderr io.Writer) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stderr, header)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return err
+	case err != nil:
+		return fmt.Errorf("%w ('nodegate %s --help' lists the flags)", err, fs.Name())
+	}
+	return nil
 }
 
 // setFlags lists the flags given on the command line.

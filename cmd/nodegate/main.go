@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/nodegate/nodegate/internal/cli/accountscmd"
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/evmnode"
 )
@@ -32,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runNode(args, stdout, stderr)
 	case "keys":
 		return keyscmd.Run(args, stdout, stderr)
+	case "accounts":
+		return accountscmd.Run(args, stdout, stderr)
 	case "health":
 		return runHealth(args, stdout, stderr)
 	case "version":
@@ -55,6 +58,8 @@ Usage:
   nodegate node [flags]      run only the embedded node, plain JSON-RPC over HTTP and WebSocket
   nodegate keys COMMAND      manage API keys: create, list, show, update, revoke, usage
                              ('nodegate keys --help'; docs/keys.md)
+  nodegate accounts COMMAND  manage customer accounts: list, show, disable, enable, set-plan,
+                             invite, requests, grant, decline ('nodegate accounts --help'; docs/dashboard.md)
   nodegate health URL        exit 0 when GET URL answers 200 (container health checks)
   nodegate version           print the version
   nodegate help              this text

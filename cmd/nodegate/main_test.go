@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
+	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/service"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,5 +43,58 @@ func TestHealthCommand(t *testing.T) {
 	}
 	if got := run([]string{"health", "http://127.0.0.1:1/health"}, &out, &errOut); got != 1 {
 		t.Fatalf("no server: exit %d", got)
+	}
+}
+
+// TestHealthCommandTLS: an https URL served with a leaf of the local CA
+// passes when the CA is trusted, through --cacert or because it is the
+// data dir's, and fails otherwise.
+func TestHealthCommandTLS(t *testing.T) {
+	dataDir := t.TempDir()
+	ca, err := ingress.OpenLocalCA(service.LocalCADir(dataDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := ca.Issue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
+	srv.StartTLS()
+	defer srv.Close()
+	url := srv.URL + "/health"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"untrusted", []string{"--data-dir", t.TempDir(), url}, 1},
+		{"--cacert", []string{"--data-dir", t.TempDir(), "--cacert", ca.Path, url}, 0},
+		{"the data dir's CA", []string{"--data-dir", dataDir, url}, 0},
+		{"--cacert unreadable", []string{"--cacert", filepath.Join(dataDir, "none.pem"), url}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if got := run(append([]string{"health"}, tc.args...), &out, &errOut); got != tc.want {
+				t.Fatalf("exit %d, want %d: %s%s", got, tc.want, out.String(), errOut.String())
+			}
+		})
+	}
+}
+
+// TestBadFlagReportedOnce: a bad flag value is one line naming the flag
+// and where the flags are listed, not the whole usage between two copies
+// of the error.
+func TestBadFlagReportedOnce(t *testing.T) {
+	for _, args := range [][]string{{"--block-time", "x"}, {"node", "--bogus"}, {"health", "--bogus", "u"}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != 2 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		msg := errOut.String()
+		if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "--help' lists the flags") {
+			t.Fatalf("%v: stderr\n%s", args, msg)
+		}
 	}
 }

@@ -23,13 +23,14 @@ Flags:
 `
 
 func runNode(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("node", nodeHeader, stderr)
+	fs := newFlagSet("node")
 	listen := fs.String("listen", "127.0.0.1:8555", "HTTP and WebSocket `address` (host:port; port 0 picks a free one)")
 	chain := fs.String("chain", "", "import genesis.json + chain.rlp from `dir` (and apply headfcu.json if present) instead of the dev chain")
 	blockTime := fs.Duration("block-time", 0, "dev chain block `period`; 0 seals one block per transaction")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	if err := parseFlags(fs, nodeHeader, args, stderr); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
+		fmt.Fprintln(stderr, "nodegate node:", err)
 		return 2
 	}
 	if _, _, err := net.SplitHostPort(*listen); err != nil {

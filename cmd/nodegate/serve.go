@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -50,7 +52,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dataDir, "data-dir", "./nodegate-data", "`dir` where nodegate keeps its files")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS and WSS with this PEM certificate chain `file` (with --tls-key; reloaded on SIGHUP or change)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
-	fs.BoolVar(&f.tlsSelfSigned, "tls-self-signed", false, "serve HTTPS and WSS with a generated certificate for 127.0.0.1/localhost (local use; prints its fingerprint)")
+	fs.BoolVar(&f.tlsSelfSigned, "tls-self-signed", false, "serve HTTPS and WSS with a certificate for 127.0.0.1/localhost issued by a local CA kept in <data-dir>/tls/ca.pem (local use; trust the CA once)")
 	fs.Var(&f.apiKeys, "api-key", "accept this `key` (32 lowercase hex characters); repeatable. Without any, a key is generated and printed")
 }
 
@@ -94,10 +96,10 @@ func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
 // (for SIGHUP).
 func loadServeConfig(args []string, stderr io.Writer) (config.Config, *serveFlags, error) {
 	f := &serveFlags{}
-	fs := newFlagSet("serve", serveHeader, stderr)
+	fs := newFlagSet("serve")
 	f.register(fs)
 	f.obs.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, serveHeader, args, stderr); err != nil {
 		return config.Config{}, nil, err
 	}
 	if fs.NArg() > 0 {
@@ -125,11 +127,7 @@ func (f *serveFlags) load() (config.Config, error) {
 // keysCommand is the `nodegate keys SUB` invocation that reaches the key
 // store of this server.
 func (f *serveFlags) keysCommand(sub string) string {
-	prog := os.Args[0]
-	if strings.Contains(prog, "go-build") {
-		prog = "go run ./cmd/nodegate" // started with go run
-	}
-	cmd := prog + " keys " + sub
+	cmd := selfCommand() + " keys " + sub
 	if f.configPath != "" {
 		cmd += " --config " + f.configPath
 	}
@@ -227,7 +225,7 @@ func shutdown(svc *service.Service, sigs <-chan os.Signal, stdout, stderr io.Wri
 		t.Stop()
 	}
 	fmt.Fprintln(stdout, "nodegate: shutting down")
-	ctx, cancel := context.WithTimeout(context.Background(), svc.Config.Shutdown.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), svc.ShutdownTimeout())
 	defer cancel()
 	if err := svc.Close(ctx); err != nil {
 		fmt.Fprintln(stderr, "nodegate: shutdown:", err)
@@ -235,4 +233,53 @@ func shutdown(svc *service.Service, sigs <-chan os.Signal, stdout, stderr io.Wri
 	}
 	fmt.Fprintln(stdout, "nodegate: stopped")
 	return 0
+}
+
+// selfCommand is how a shell runs this program again: "go run
+// ./cmd/nodegate" when go run built it (its binary lives in a temporary or
+// cache directory that go run may remove), its name when PATH finds this
+// binary by that name, else its path.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "nodegate"
+	}
+	if builtByGoRun(exe) {
+		return "go run ./cmd/nodegate"
+	}
+	name := filepath.Base(exe)
+	if found, err := exec.LookPath(name); err == nil && sameFile(found, exe) {
+		return name
+	}
+	return exe
+}
+
+// builtByGoRun reports whether exe is a go run binary: in a go-build
+// temporary directory, or in the Go build cache, where go run keeps what
+// it builds since Go 1.24 (<cache>/<2 hex digits>/<hash>-d/<name>, the
+// cache being wherever GOCACHE or go env -w put it).
+func builtByGoRun(exe string) bool {
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return true
+	}
+	dir := filepath.Dir(exe)
+	if shard := filepath.Base(filepath.Dir(dir)); strings.HasSuffix(dir, "-d") && len(shard) == 2 && strings.Trim(shard, "0123456789abcdef") == "" {
+		return true
+	}
+	caches := []string{os.Getenv("GOCACHE")}
+	if dir, err := os.UserCacheDir(); err == nil {
+		caches = append(caches, filepath.Join(dir, "go-build"))
+	}
+	for _, c := range caches {
+		if c != "" && strings.HasPrefix(exe, c+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

@@ -78,3 +78,37 @@ func ReadPIDFile(path string) (int, error) {
 	}
 	return pid, nil
 }
+
+// ProcRSSMiB is a process's resident memory (VmRSS of /proc/PID/status)
+// in MiB; pid 0 is this process.
+func ProcRSSMiB(pid int) (float64, error) {
+	path := "/proc/self/status"
+	if pid != 0 {
+		path = "/proc/" + strconv.Itoa(pid) + "/status"
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read rss of pid %d: %w", pid, err)
+	}
+	return parseVmRSS(raw)
+}
+
+// parseVmRSS reads the "VmRSS:  N kB" line of /proc/PID/status.
+func parseVmRSS(raw []byte) (float64, error) {
+	for line := range bytes.Lines(raw) {
+		rest, ok := bytes.CutPrefix(line, []byte("VmRSS:"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) != 2 || string(f[1]) != "kB" {
+			return 0, fmt.Errorf("proc status: VmRSS line %q", bytes.TrimSpace(line))
+		}
+		kb, err := strconv.ParseUint(string(f[0]), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("proc status: VmRSS %q: %w", f[0], err)
+		}
+		return float64(kb) / 1024, nil
+	}
+	return 0, fmt.Errorf("proc status: no VmRSS line")
+}

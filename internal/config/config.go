@@ -53,6 +53,9 @@ type Config struct {
 	// Credits are method costs in credits, over the defaults of the
 	// method table (docs/ratelimit.md).
 	Credits map[string]int `yaml:"credits"`
+	// Accounts are customer accounts and the customer dashboard
+	// (accounts.go, docs/dashboard.md).
+	Accounts Accounts `yaml:"accounts"`
 	// Metrics and Log: observability.go (docs/observability.md); the
 	// log level is applied again on SIGHUP.
 	Metrics Metrics `yaml:"metrics"`
@@ -104,6 +107,11 @@ type Node struct {
 	ChainDir string `yaml:"chain_dir"`
 	// BlockTime is the dev chain's block period; 0 seals a block per transaction.
 	BlockTime time.Duration `yaml:"block_time"`
+	// MaxChainBytes bounds what the blocks made after the start may hold
+	// (transactions, logs, an estimate of the state they write): past it
+	// the node takes no more transactions (docs/limits.md). 0 means
+	// 64 MiB; -1, no bound.
+	MaxChainBytes int64 `yaml:"max_chain_bytes"`
 }
 
 // Defaults are the embedded default's settings.

@@ -13,50 +13,66 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Decode decodes YAML strictly into cfg, expanding ${ENV} first. An unset
-// variable and an unknown field are errors that name the variable and the
-// field's path (limits.max_batchx), not a Go type.
+// Decode decodes YAML strictly into cfg, expanding ${ENV} in values. An
+// unset variable and an unknown field are errors that name the variable
+// and the field's path (limits.max_batchx), not a Go type.
 func Decode(raw []byte, cfg *Config) error {
-	expanded, err := expandEnv(string(raw))
-	if err != nil {
-		return err
-	}
 	var root yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader([]byte(expanded))).Decode(&root); err != nil {
+	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil // an empty file: the defaults
 		}
 		return fmt.Errorf("decode: %w", err)
 	}
+	if err := expandEnv(&root); err != nil {
+		return err
+	}
 	if unknown := unknownFields(&root, reflect.TypeFor[Config](), ""); len(unknown) > 0 {
 		return errors.Join(unknown...)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
-	dec.KnownFields(true) // a second guard; unknownFields found none
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+	if err := root.Decode(cfg); err != nil {
 		return fmt.Errorf("decode: %w", err)
 	}
 	return nil
 }
 
-// expandEnv replaces ${NAME} and $NAME by the environment variable NAME.
-// A variable that is not set is an error naming it (an empty secret would
-// otherwise pass silently); one set to "" expands to "".
-func expandEnv(raw string) (string, error) {
+// expandEnv replaces ${NAME} and $NAME by the environment variable NAME in
+// the document's values, and only there: a comment or a key is left as
+// written (a ${NAME} in a pasted comment is not an error). A variable
+// that is not set is an error naming it (an empty secret would otherwise
+// pass silently); one set to "" expands to "". A plain value is read
+// again after expansion (${PORT} can fill a number); a quoted one stays a
+// string.
+func expandEnv(root *yaml.Node) error {
 	var missing []string
-	out := os.Expand(raw, func(name string) string {
-		v, ok := os.LookupEnv(name)
-		if !ok && name != "" {
-			missing = append(missing, name)
+	var walk func(n *yaml.Node, isKey bool)
+	walk = func(n *yaml.Node, isKey bool) {
+		if n.Kind == yaml.ScalarNode && !isKey && strings.Contains(n.Value, "$") {
+			v := os.Expand(n.Value, func(name string) string {
+				v, ok := os.LookupEnv(name)
+				if !ok && name != "" {
+					missing = append(missing, name)
+				}
+				return v
+			})
+			if v != n.Value {
+				n.Value = v
+				if n.Style == 0 {
+					n.Tag = "" // resolved again from the new value
+				}
+			}
 		}
-		return v
-	})
+		for i, c := range n.Content {
+			walk(c, n.Kind == yaml.MappingNode && i%2 == 0)
+		}
+	}
+	walk(root, false)
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		missing = dedupe(missing)
-		return "", fmt.Errorf("environment variable %s is not set (the config refers to ${%s})", strings.Join(missing, ", "), missing[0])
+		return fmt.Errorf("environment variable %s is not set (the config refers to ${%s})", strings.Join(missing, ", "), missing[0])
 	}
-	return out, nil
+	return nil
 }
 
 func dedupe(sorted []string) []string {

@@ -57,6 +57,33 @@ func TestDecodeUnsetVariableIsNamed(t *testing.T) {
 	}
 }
 
+// TestDecodeExpandsValuesOnly: ${NAME} is read in values only: in a
+// comment or a key it is left alone (a pasted example's comment is not an
+// error), and a plain value filled by a variable is read as what it holds.
+func TestDecodeExpandsValuesOnly(t *testing.T) {
+	t.Setenv("NODEGATE_TEST_BATCH", "12")
+	t.Setenv("NODEGATE_TEST_TOKEN", "0123456789abcdef")
+	for _, tc := range []struct {
+		name, yaml string
+		check      func(Config) bool
+	}{
+		{"comment", "rate_limit:\n  redis_url: \"\"   # ${NODEGATE_TEST_UNSET_Y} for a password\n", func(c Config) bool { return c.RateLimit.RedisURL == "" }},
+		{"whole-line comment", "# ${NODEGATE_TEST_UNSET_Y}\nlimits: { max_batch: 3 }\n", func(c Config) bool { return c.Limits.MaxBatch == 3 }},
+		{"number", "limits:\n  max_batch: ${NODEGATE_TEST_BATCH}\n", func(c Config) bool { return c.Limits.MaxBatch == 12 }},
+		{"inside a string", "admin: { token: \"x${NODEGATE_TEST_TOKEN}\" }\n", func(c Config) bool { return c.Admin.Token == "x0123456789abcdef" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Defaults()
+			if err := Decode([]byte(tc.yaml), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(cfg) {
+				t.Fatalf("decoded %+v", cfg)
+			}
+		})
+	}
+}
+
 // FuzzDecode: any input gives a config or an error, never a panic.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("limits:\n  max_batch: 3\n"))

@@ -38,6 +38,11 @@ type Network struct {
 	// (default: docs/spec.md's eth_getTransactionByBlockHashAndIndex,
 	// eth_getTransactionReceipt, eth_call).
 	FailoverMethods []string `yaml:"failover_methods"`
+	// IdempotentMethods are methods the method table does not list that
+	// may still be retried on another upstream and sent in upstream
+	// batches (reads this network's nodes serve); every other unlisted
+	// method is sent once, alone (docs/pools.md).
+	IdempotentMethods []string `yaml:"idempotent_methods"`
 	// Cache keeps answers that can no longer change (docs/cache.md).
 	Cache Cache `yaml:"cache"`
 }
@@ -76,6 +81,10 @@ type Devnet struct {
 	BlockTime  time.Duration `yaml:"block_time"`  // pending transactions move into a block this often; 0: only on devnet_createBlock
 	MaxPending int           `yaml:"max_pending"` // pending pool size (10000)
 	KeepBlocks int           `yaml:"keep_blocks"` // recent blocks kept (1024)
+	// Byte budgets of what clients make the devnet keep (docs/starknet.md):
+	MaxPendingBytes int `yaml:"max_pending_bytes"` // the pending transactions' bytes (32 MiB)
+	KeepBytes       int `yaml:"keep_bytes"`        // the kept blocks' transactions' bytes (128 MiB)
+	MaxAccounts     int `yaml:"max_accounts"`      // senders whose nonces are kept (100000)
 }
 
 // Upstream is one node of a network.
@@ -108,7 +117,17 @@ type Pool struct {
 	ProbeInterval  time.Duration `yaml:"probe_interval"`  // probe period of a node that is out (250ms)
 	MaxLag         uint64        `yaml:"max_lag"`         // blocks behind the best head still chosen (0)
 	LagMemory      time.Duration `yaml:"lag_memory"`      // how long the highest head seen keeps lagging nodes out (30s)
+	// HeadWait bounds how long a call waits for a node to reach the block
+	// it needs (a head already given to clients, after the node at it
+	// died) before it is answered as unavailable (5s).
+	HeadWait time.Duration `yaml:"head_wait"`
+	// BroadcastWrites sends each signed transaction to every node in
+	// service, not to one (default on; docs/pools.md).
+	BroadcastWrites *bool `yaml:"broadcast_writes"`
 }
+
+// Broadcasts reports whether signed transactions go to every node (default: yes).
+func (p Pool) Broadcasts() bool { return p.BroadcastWrites == nil || *p.BroadcastWrites }
 
 // EmbeddedURL is the upstream URL of the in-process node.
 const EmbeddedURL = "embedded"
@@ -217,7 +236,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 	if n.Pool.MaxAttempts < 0 || n.Pool.FailThreshold < 0 {
 		bad(path+".pool", "counts must not be negative")
 	}
-	for _, d := range []time.Duration{n.Pool.RetryBudget, n.Pool.AttemptTimeout, n.Pool.HeadInterval, n.Pool.ProbeInterval} {
+	for _, d := range []time.Duration{n.Pool.RetryBudget, n.Pool.AttemptTimeout, n.Pool.HeadInterval, n.Pool.ProbeInterval, n.Pool.HeadWait} {
 		if d < 0 {
 			bad(path+".pool", "durations must not be negative")
 			break

@@ -11,8 +11,9 @@ type TLS struct {
 	// Cert and Key are PEM files: the certificate chain and its private key.
 	Cert string `yaml:"cert"`
 	Key  string `yaml:"key"`
-	// SelfSigned generates a certificate for 127.0.0.1, ::1 and localhost
-	// at start (local use only); its SHA-256 fingerprint is printed.
+	// SelfSigned serves a certificate for 127.0.0.1, ::1, localhost and
+	// starknet.localhost issued at each start by a local CA kept in
+	// <data_dir>/tls (local use only; the banner prints how to trust it).
 	SelfSigned bool `yaml:"self_signed"`
 	// ReloadCheck is how often the files are checked for a change (default 5s).
 	ReloadCheck time.Duration `yaml:"reload_check"`

@@ -65,6 +65,7 @@ func (c *Config) Validate() error {
 	c.TLS.validate(bad)
 	c.WebSocket.validate(bad)
 	c.validateRateLimit(bad)
+	c.validateAccounts(bad)
 	c.Shutdown.validate(bad)
 	return errors.Join(errs...)
 }

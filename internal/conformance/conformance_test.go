@@ -3,8 +3,6 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const testsDir = "../../testdata/execution-apis/tests"
@@ -36,15 +35,7 @@ func gateway(t *testing.T) (*service.Service, string) {
 
 func post(t *testing.T, url, body string) []byte {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("POST: %v", err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
+	_, out := testenv.PostJSON(t, url, body)
 	return out
 }
 

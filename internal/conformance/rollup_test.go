@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // rollupSteps are nodegate's conformance-style cases for the rollup network
@@ -58,18 +57,7 @@ func rollupGateway(t *testing.T) (url, host string) {
 
 func postHost(t *testing.T, url, host, body string) []byte {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
+	_, out := testenv.PostJSON(t, url, body, "Host", host)
 	return bytes.TrimSpace(out)
 }
 

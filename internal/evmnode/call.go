@@ -15,8 +15,17 @@ import (
 // them thinner (an eth_getLogs of a block of large logs takes about five
 // times its answer's size while it runs). A body waits for its turn
 // within ctx; ctx's end also stops a running eth_call or eth_estimateGas
-// (go-ethereum cancels the EVM).
+// (go-ethereum cancels the EVM). A chain past its budget takes no more
+// transactions (chainbudget.go).
 func (n *Node) Do(ctx context.Context, body []byte) ([]byte, error) {
+	serve := func(b []byte) ([]byte, error) { return n.do(ctx, b) }
+	if out, ok, err := n.refuseWrites(body, serve); ok {
+		return out, err
+	}
+	return serve(body)
+}
+
+func (n *Node) do(ctx context.Context, body []byte) ([]byte, error) {
 	select {
 	case n.slots <- struct{}{}:
 	case <-ctx.Done():

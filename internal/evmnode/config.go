@@ -29,6 +29,10 @@ type Config struct {
 	// MaxConcurrent bounds the calls Node.Do serves at once; 0 means
 	// DefaultMaxConcurrent.
 	MaxConcurrent int
+	// MaxChainBytes bounds what the blocks made after the start may hold
+	// (chainbudget.go); past it Node.Do refuses transactions. 0 means
+	// DefaultMaxChainBytes; negative, no bound.
+	MaxChainBytes int64
 }
 
 // DefaultMaxConcurrent is Node.Do's bound: twice the CPUs Go uses, and at

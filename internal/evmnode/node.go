@@ -32,6 +32,8 @@ type Node struct {
 	chainID  uint64
 	gasCap   uint64
 	slots    chan struct{} // see Do
+	size     chainSize     // see chainbudget.go
+	stopSize chan struct{}
 }
 
 // modules are the namespaces served over the node's own HTTP/WS listener.
@@ -45,6 +47,12 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.MaxConcurrent = DefaultMaxConcurrent()
 	}
 	n.slots = make(chan struct{}, cfg.MaxConcurrent)
+	switch {
+	case cfg.MaxChainBytes == 0:
+		n.size.max = DefaultMaxChainBytes
+	case cfg.MaxChainBytes > 0:
+		n.size.max = cfg.MaxChainBytes
+	}
 	genesis, err := n.genesis(cfg)
 	if err != nil {
 		return nil, err
@@ -153,6 +161,8 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	if err := n.stack.Start(); err != nil {
 		return fmt.Errorf("start node: %w", err)
 	}
+	n.stopSize = make(chan struct{})
+	go n.countBlocks(n.stopSize)
 	if n.beacon != nil {
 		n.startSealing(cfg.BlockTime)
 		// A first, empty block starts go-ethereum's transaction indexer, so
@@ -222,6 +232,9 @@ func (n *Node) HTTPEndpoint() string { return n.stack.HTTPEndpoint() }
 
 // Close stops the node.
 func (n *Node) Close() error {
+	if n.stopSize != nil {
+		close(n.stopSize)
+	}
 	var err error
 	if n.beacon != nil {
 		n.stopSealing()

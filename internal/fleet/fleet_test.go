@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -75,7 +74,7 @@ func (r *replica) start() {
 	case <-time.After(90 * time.Second):
 		r.t.Fatalf("replica %s did not start", r.rpc)
 	}
-	waitUntil(r.t, 30*time.Second, "replica ready", func() bool { return status(r.t, "http://"+r.rpc+"/ready") == 200 })
+	testenv.WaitFor(r.t, 30*time.Second, "replica ready", func() bool { return status(r.t, "http://"+r.rpc+"/ready") == 200 })
 }
 
 func (r *replica) output() string { r.mu.Lock(); defer r.mu.Unlock(); return r.out.String() }
@@ -140,17 +139,6 @@ func status(t *testing.T, url string) int {
 	return resp.StatusCode
 }
 
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // createKey makes a key with `nodegate keys create --config` of a replica.
 func createKey(t *testing.T, conf, plan string) string {
 	t.Helper()
@@ -168,13 +156,8 @@ func createKey(t *testing.T, conf, plan string) string {
 }
 
 func post(c *http.Client, url, body string) (int, string, error) {
-	resp, err := c.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), nil
+	status, b, err := testenv.Post(context.Background(), c, url, body)
+	return status, string(b), err
 }
 
 const (
@@ -270,12 +253,12 @@ backend nodegate
 	// Every replica must know the new key before the load starts: each
 	// learns it within key_refresh, and HAProxy spreads the calls over all.
 	for _, r := range replicas {
-		waitUntil(t, 30*time.Second, "replica "+r.rpc+" knows the load key", func() bool {
+		testenv.WaitFor(t, 30*time.Second, "replica "+r.rpc+" knows the load key", func() bool {
 			code, _, _ := post(http.DefaultClient, "http://"+r.rpc+"/v3/"+loadKey, chainIDCall)
 			return code == 200
 		})
 	}
-	waitUntil(t, 30*time.Second, "HAProxy serves", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "HAProxy serves", func() bool {
 		code, _, _ := post(http.DefaultClient, endpoint, chainIDCall)
 		return code == 200
 	})
@@ -331,7 +314,7 @@ backend nodegate
 	// 3. A key revoked on one replica is refused by all within 1 s.
 	victim := createKey(t, replicas[0].conf, "team")
 	for _, r := range replicas {
-		waitUntil(t, 5*time.Second, "new key known", func() bool {
+		testenv.WaitFor(t, 5*time.Second, "new key known", func() bool {
 			code, _, _ := post(http.DefaultClient, "http://"+r.rpc+"/v3/"+victim, chainIDCall)
 			return code == 200
 		})
@@ -371,7 +354,7 @@ backend nodegate
 	metered := createKey(t, replicas[0].conf, "metered")
 	mURL := "http://" + front + "/v3/" + metered
 	for _, r := range replicas {
-		waitUntil(t, 5*time.Second, "metered key known", func() bool {
+		testenv.WaitFor(t, 5*time.Second, "metered key known", func() bool {
 			code, _, _ := post(http.DefaultClient, "http://"+r.rpc+"/v3/"+metered, chainIDCall)
 			return code == 200 || code == 429
 		})

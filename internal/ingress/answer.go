@@ -19,6 +19,12 @@ type answerWriter struct {
 	// forwardedTo names the partner that answered a call, when failover did.
 	forwardedTo string
 
+	// batch: the answer is an array, opened before its first entry and
+	// closed by close; entries counts the entries written (a batch of
+	// notifications only has none, and an empty answer).
+	batch   bool
+	entries int
+
 	send   func(b []byte) error // writes b out; it must not keep b
 	sendAt int
 	sent   bool  // part of the answer has gone out
@@ -40,10 +46,26 @@ func (w *answerWriter) write(b []byte) {
 	w.sendIfFull()
 }
 
-// separate writes the comma before the i-th entry of a batch.
-func (w *answerWriter) separate(i int) {
-	if i > 0 && w.err == nil {
+// separate writes what comes before the next entry: the batch's opening
+// bracket before the first, a comma before the others.
+func (w *answerWriter) separate() {
+	if w.err != nil {
+		return
+	}
+	switch {
+	case !w.batch:
+	case w.entries == 0:
+		w.buf = append(w.buf, '[')
+	default:
 		w.buf = append(w.buf, ',')
+	}
+	w.entries++
+}
+
+// close ends a batch's answer that has entries.
+func (w *answerWriter) close() {
+	if w.batch && w.entries > 0 {
+		w.write([]byte{']'})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/nodegate/nodegate/internal/bench"
 	"github.com/nodegate/nodegate/internal/gatewaytest"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -33,14 +34,14 @@ func benchGateway(b *testing.B, viaHTTP bool) http.Handler {
 
 // staticOverHTTP is the load tool's static upstream, started for b, as a
 // client reaches it over loopback HTTP.
-func staticOverHTTP(b *testing.B) *upstream.HTTP {
+func staticOverHTTP(b *testing.B) *transport.HTTP {
 	b.Helper()
 	st, err := bench.StartStatic("127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	h, err := upstream.NewHTTP(st.URL())
+	h, err := transport.NewHTTP(st.URL())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 // Package ingress owns the wire: the HTTP listener, the /v3/<key> path, the
-// WebSocket endpoint /ws/v3/<key> (websocket.go, wsconn.go: frame, in-flight,
-// queue and keepalive limits), TLS certificates (tls.go), the body and batch
+// WebSocket endpoint /ws/v3/<key> (websocket.go, wsconn.go: frame, in-flight
+// and keepalive limits; wswriter.go: the send queue and its writer, which
+// splices a subscription's id into a notification encoded once per stream
+// and counts it on the key's notes account once written), TLS certificates (tls.go), the body and batch
 // limits, auth failures (decided before the body is parsed or the socket
 // upgraded) and writing responses. Both transports turn bytes into pipeline
 // calls and answers back into bytes through one function (serve.go), which

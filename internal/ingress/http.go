@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -48,10 +49,10 @@ func (s *Server) OpenRequests() int64 { return s.answering.Load() }
 type Metering interface {
 	Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error
 	Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int)
-	// ChargeNotification spends a subscription notification's credits;
-	// false means the daily credits are spent and the connection closes
-	// with closeReason.
-	ChargeNotification(ctx context.Context, key *keys.Key, n *pipeline.Network) (ok bool, closeReason string)
+	// Notifications opens the account a connection's subscription
+	// notifications are charged to (nil: none are); it reserves each one
+	// before it is queued and counts it once written, without I/O.
+	Notifications(ctx context.Context, key *keys.Key, n *pipeline.Network) *ratelimit.NoteAccount
 }
 
 // SetReady marks the service ready (GET /health answers 200 from then on).
@@ -132,6 +133,10 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	}
 	if aw.forwardedTo != "" {
 		h.Set(ForwardedHeader, aw.forwardedTo)
+	}
+	if len(aw.buf) == 0 { // notifications only: nothing to answer
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 	stream.header()
 	h["Content-Length"] = []string{strconv.Itoa(len(aw.buf))}

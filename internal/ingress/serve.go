@@ -24,6 +24,12 @@ func (s *Server) serveBody(ctx context.Context, out, body []byte, network *pipel
 // write the answers (ids echoed as sent) to w, each as soon as it and
 // those before it are done. w.lead is set before the first byte that
 // depends on it; w.forwardedTo once every call is answered.
+//
+// A notification (a request without an id) is admitted, charged, run and
+// recorded like any call, and its answer is not written (JSON-RPC 2.0,
+// section 4.1): a body of notifications only has an empty answer, which
+// HTTP sends as 204 and a WebSocket does not send. A refusal of the whole
+// body (parse error, key, rate) is still answered: nothing was run.
 func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, network *pipeline.Network, key *keys.Key, info pipeline.ClientInfo, sess pipeline.Session) {
 	msgs, batch, perr := jsonrpc.Parse(body, s.Limits.MaxBatch)
 	if perr != nil {
@@ -58,45 +64,46 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 	// answers keeps what the usage records need: on a batch, the error
 	// alone, so that no result outlives its writing.
 	answers := make([]*jsonrpc.Response, len(calls))
-	if batch {
-		w.write([]byte{'['})
-	}
+	w.batch = batch
 	next := 0 // the next entry of msgs to write
 	writeInvalid := func(upTo int) {
 		for ; next < upTo; next++ {
 			if !batch {
 				w.lead = msgs[next].Err
 			}
-			w.separate(next)
+			w.separate()
 			w.answer(msgs[next].Req.ID, jsonrpc.ErrorResponse(msgs[next].Err))
 		}
 	}
 	emit := func(i int, r *jsonrpc.Response) error {
 		writeInvalid(at[i])
+		next = at[i] + 1
 		if !batch {
-			w.lead = r.Err
 			answers[i] = r
 		} else {
 			answers[i] = &jsonrpc.Response{Err: r.Err}
 		}
-		w.separate(at[i])
+		if calls[i].Req.Notification {
+			return w.err
+		}
+		if !batch {
+			w.lead = r.Err
+		}
+		w.separate()
 		w.answer(msgs[at[i]].Req.ID, r)
-		next = at[i] + 1
 		return w.err
 	}
 	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, emit)
 	if w.err == nil {
 		writeInvalid(len(msgs))
-		if batch {
-			w.write([]byte{']'})
-		}
+		w.close()
 	}
 	if s.Metering != nil {
 		s.Metering.Record(key, network, calls, answers, len(msgs)-len(calls))
 	}
 	for _, c := range calls {
-		if c.ForwardedTo != "" {
-			w.forwardedTo = c.ForwardedTo
+		if c.ForwardedTo() != "" {
+			w.forwardedTo = c.ForwardedTo()
 			break
 		}
 	}

@@ -2,20 +2,12 @@ package ingress
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
-	"encoding/pem"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -42,7 +34,7 @@ func LoadCertSource(certFile, keyFile string) (*CertSource, error) {
 	return s, nil
 }
 
-// StaticCert serves one certificate for ever (the self-signed one).
+// StaticCert serves one certificate for ever (the local CA's leaf).
 func StaticCert(cert tls.Certificate) *CertSource {
 	s := &CertSource{}
 	s.cur.Store(&cert)
@@ -147,41 +139,4 @@ func Fingerprint(c *tls.Certificate) string {
 		b.WriteString(h[i : i+2])
 	}
 	return b.String()
-}
-
-// SelfSigned makes an ECDSA P-256 certificate for 127.0.0.1, ::1,
-// localhost and starknet.localhost, valid for a year, and returns it with its PEM encoding (for
-// clients to trust).
-func SelfSigned() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("generate key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("serial: %w", err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "nodegate local", Organization: []string{"nodegate self-signed"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,                                        // so that clients can trust it directly as a root
-		DNSNames:              []string{"localhost", "starknet.localhost"}, // the embedded devnet's host name
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("create certificate: %w", err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return tls.Certificate{}, nil, errors.Join(errors.New("parse the new certificate"), err)
-	}
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pemBytes, nil
 }

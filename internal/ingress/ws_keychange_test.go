@@ -113,7 +113,7 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`); !strings.Contains(got, `"result":"0x`) {
 			t.Fatalf("subscribe: %s", got)
 		}
-		if n := s.Networks[0].Subs.Streams(); n != 1 {
+		if n := s.Networks()[0].Subs.Streams(); n != 1 {
 			t.Fatalf("%d upstream subscriptions, want 1", n)
 		}
 		revoked := time.Now()
@@ -124,7 +124,7 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 		}
 		t.Logf("closed %s after the revocation (key_refresh %s)", time.Since(revoked).Round(time.Millisecond), refresh)
 		deadline := time.Now().Add(10 * time.Second)
-		for s.Networks[0].Subs.Streams() != 0 {
+		for s.Networks()[0].Subs.Streams() != 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("the revoked key's subscription still runs")
 			}

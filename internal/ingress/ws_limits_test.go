@@ -84,7 +84,7 @@ func TestWebSocketTenThousandSubscriptions(t *testing.T) {
 	if ok != 1000 || limited != 9000 {
 		t.Fatalf("%d subscribed, %d refused; want 1000 and 9000", ok, limited)
 	}
-	if n := s.Networks[0].Subs.Streams(); n != 1 {
+	if n := s.Networks()[0].Subs.Streams(); n != 1 {
 		t.Fatalf("%d upstream subscriptions, want 1 shared", n)
 	}
 	runtime.GC()
@@ -96,7 +96,7 @@ func TestWebSocketTenThousandSubscriptions(t *testing.T) {
 	}
 	c.Close()
 	deadline := time.Now().Add(5 * time.Second)
-	for s.Networks[0].Subs.Streams() != 0 {
+	for s.Networks()[0].Subs.Streams() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("upstream subscription kept after the last client left")
 		}

@@ -167,7 +167,7 @@ func TestWebSocketSameRulesAsHTTP(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"admin_nodeInfo","params":[]}`,
 		`{"jsonrpc":"2.0","id":2,"method":"eth_getLogs","params":[{"blockHash":"0x0000000000000000000000000000000000000000000000000000000000000001","fromBlock":"0x1"}]}`,
 		`{"jsonrpc":"2.0","id":3,"method":"eth_call","params":[{"to":"0x0000000000000000000000000000000000000001"}]}`,
-		`{"jsonrpc":"2.0","method":"eth_chainId","params":[]}`,
+		`{"jsonrpc":"1.0","method":"eth_chainId","params":[]}`, // no id, not a valid request: answered with id null
 	} {
 		resp, err := http.Post(s.URL()+"/v3/"+s.GeneratedKey, "application/json", strings.NewReader(body))
 		if err != nil {

@@ -3,7 +3,6 @@ package ingress
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -45,12 +45,15 @@ type wsConn struct {
 	lastActivity atomic.Int64  // unix nanoseconds of the last client message
 	ping         *time.Timer
 
+	// The send queue (wswriter.go), the subscriptions and the account
+	// their notifications are charged to (opened with the first).
 	mu      sync.Mutex
-	queue   []*[]byte
+	queue   []wsOut
 	queued  int
 	writing bool
 	closed  bool
 	subs    *subs.Client
+	notes   *ratelimit.NoteAccount
 
 	closeOnce sync.Once
 }
@@ -142,67 +145,12 @@ func (c *wsConn) handle(bp *[]byte) {
 	out := getBuf()
 	*out, _, _ = c.s.serveBody(ctx, (*out)[:0], *bp, c.network, key, info, c)
 	putBuf(bp)
-	c.enqueue(out)
+	if len(*out) == 0 { // notifications only: no message
+		putBuf(out)
+	} else {
+		c.enqueue(out)
+	}
 	held.release(c)
-}
-
-// enqueue hands b to the writer. A client whose queue is over the limit is
-// closed with 1008 rather than buffered without bound; one message larger
-// than the limit still goes when the queue is empty.
-func (c *wsConn) enqueue(b *[]byte) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		putBuf(b)
-		return
-	}
-	if c.queued > 0 && c.queued+len(*b) > c.s.WebSocket.SendQueueBytes {
-		// Drop everything now; the close (which may wait on the socket)
-		// runs apart, since Notify is called under the hub's locks.
-		c.closed = true
-		c.dead.Store(true)
-		for _, q := range c.queue {
-			putBuf(q)
-		}
-		c.queue, c.queued = nil, 0
-		c.mu.Unlock()
-		putBuf(b)
-		go c.closeWith(closeSlowReader, fmt.Sprintf("slow reader: more than %d bytes waiting", c.s.WebSocket.SendQueueBytes))
-		return
-	}
-	c.queue = append(c.queue, b)
-	c.queued += len(*b)
-	start := !c.writing
-	c.writing = true
-	c.mu.Unlock()
-	if start {
-		go c.writeLoop()
-	}
-}
-
-// writeLoop writes queued messages in order and ends when the queue is empty.
-func (c *wsConn) writeLoop() {
-	for {
-		c.mu.Lock()
-		if len(c.queue) == 0 || c.closed {
-			c.writing = false
-			c.queue = nil // an idle connection keeps no queue memory
-			c.mu.Unlock()
-			return
-		}
-		b := c.queue[0]
-		c.queue[0] = nil
-		c.queue = c.queue[1:]
-		c.queued -= len(*b)
-		c.mu.Unlock()
-		_ = c.ws.SetWriteDeadline(time.Now().Add(c.s.WebSocket.WriteTimeout))
-		err := c.ws.WriteMessage(websocket.TextMessage, *b)
-		putBuf(b)
-		if err != nil {
-			c.closeWith(websocket.CloseAbnormalClosure, "")
-			return
-		}
-	}
 }
 
 // tick pings the client, and closes a connection idle for too long.
@@ -234,10 +182,7 @@ func (c *wsConn) closeWith(code int, reason string) {
 		c.dead.Store(true)
 		c.mu.Lock()
 		c.closed = true
-		for _, b := range c.queue {
-			putBuf(b)
-		}
-		c.queue, c.queued = nil, 0
+		c.dropQueueLocked()
 		c.mu.Unlock()
 		if code == websocket.CloseAbnormalClosure {
 			_ = c.ws.Close()
@@ -268,6 +213,10 @@ func (c *wsConn) shutdown() {
 	if cl != nil {
 		cl.Close()
 	}
+	c.mu.Lock()
+	notes := c.notes // kept: a write in flight still counts on it
+	c.mu.Unlock()
+	notes.Close()
 	c.s.ws.remove(c)
 }
 

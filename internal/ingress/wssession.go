@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -73,6 +72,7 @@ func (c *wsConn) Subscribe(ctx context.Context, params json.RawMessage) (json.Ra
 		}
 		return nil, jsonrpc.ErrInternal(errClosed.Error())
 	}
+	c.openNotes(ctx)
 	id, err := cl.Subscribe(ctx, params)
 	if err != nil {
 		return nil, err
@@ -97,20 +97,27 @@ func (c *wsConn) Unsubscribe(_ context.Context, params json.RawMessage) (json.Ra
 	return cl.UnsubscribeParams(params)
 }
 
-// Notify implements subs.Notifier: one eth_subscription message, queued.
-func (c *wsConn) Notify(subID string, result json.RawMessage) {
-	if m := c.s.Metering; m != nil {
-		if ok, reason := m.ChargeNotification(c.ctx, c.key.Load(), c.network); !ok {
-			// Daily credits spent: a clear close, not a silent stream stop.
-			go c.closeWith(websocket.ClosePolicyViolation, reason)
-			return
-		}
+// Notify implements subs.Notifier: one eth_subscription message, queued
+// for the writer with the subscription's id spliced in (wswriter.go).
+func (c *wsConn) Notify(subID string, n *jsonrpc.Notification) {
+	c.queueOut(wsOut{note: n, id: subID})
+}
+
+// openNotes opens, with the connection's first subscription, the account
+// its notifications are charged to.
+func (c *wsConn) openNotes(ctx context.Context) {
+	c.mu.Lock()
+	open := c.notes != nil || c.closed
+	c.mu.Unlock()
+	if open || c.s.Metering == nil {
+		return
 	}
-	b := getBuf()
-	buf := append((*b)[:0], `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"`...)
-	buf = append(buf, subID...)
-	buf = append(buf, `","result":`...)
-	buf = append(buf, result...)
-	*b = append(buf, "}}"...)
-	c.enqueue(b)
+	a := c.s.Metering.Notifications(ctx, c.key.Load(), c.network) // may read the limiter
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.notes != nil || c.closed {
+		a.Close()
+		return
+	}
+	c.notes = a
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,10 +17,14 @@ import (
 // sharing the store reaches this one within one poll interval. While the
 // store is unreachable the last snapshot keeps serving.
 type Cache struct {
-	store  Store
-	plans  map[string]Plan
-	static []*Key
-	opts   CacheOptions
+	store Store
+	// plans are guarded by refreshMu; shared is their copy for readers
+	// (Plans) that must not wait on a refresh's I/O.
+	plans      map[string]Plan
+	shared     atomic.Pointer[map[string]Plan]
+	staticPlan string
+	static     []*Key
+	opts       CacheOptions
 
 	snap    atomic.Pointer[snapshot]
 	version int64 // guarded by refreshMu
@@ -65,7 +70,8 @@ func (o CacheOptions) withDefaults() CacheOptions {
 // at start) and starts following the store. staticKeys are plain keys from
 // the configuration, accepted on staticPlan besides the store's keys.
 func NewCache(ctx context.Context, store Store, plans map[string]Plan, staticPlan string, staticKeys []string, opts CacheOptions) (*Cache, error) {
-	c := &Cache{store: store, plans: plans, opts: opts.withDefaults(), done: make(chan struct{})}
+	c := &Cache{store: store, plans: plans, staticPlan: staticPlan, opts: opts.withDefaults(), done: make(chan struct{})}
+	c.shared.Store(&plans)
 	c.now.Store(time.Now().Unix())
 	plan, ok := plans[staticPlan]
 	if !ok && len(staticKeys) > 0 {
@@ -139,6 +145,18 @@ func (c *Cache) Refresh(ctx context.Context) error {
 	recs, err := c.store.List(ctx)
 	if err != nil {
 		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
+	}
+	stored, err := c.store.StoredPlans(ctx)
+	if err != nil {
+		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
+	}
+	if len(stored) > 0 && !reflect.DeepEqual(stored, named(c.plans)) {
+		changed := planDiff(named(c.plans), stored)
+		if err := c.usePlans(stored, c.staticPlan); err != nil {
+			slog.Error("plans in the key store not applied", "err", err)
+		} else {
+			slog.Info("plans: applying the key store's", "changed", changed)
+		}
 	}
 	c.publish(recs)
 	c.version = v
@@ -263,10 +281,6 @@ func (c *Cache) Close() {
 func (c *Cache) SetPlans(ctx context.Context, plans map[string]Plan, staticPlan string) error {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
-	plan, ok := plans[staticPlan]
-	if !ok && len(c.static) > 0 {
-		return fmt.Errorf("api keys: plan %q is not configured", staticPlan)
-	}
 	var recs []Record
 	if c.store != nil {
 		var err error
@@ -274,13 +288,31 @@ func (c *Cache) SetPlans(ctx context.Context, plans map[string]Plan, staticPlan 
 			return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
 		}
 	}
+	if err := c.usePlans(plans, staticPlan); err != nil {
+		return err
+	}
+	c.publish(recs)
+	return nil
+}
+
+// usePlans makes plans the ones keys are compiled with, the static keys'
+// recompiled on staticPlan; the caller holds refreshMu and publishes.
+func (c *Cache) usePlans(plans map[string]Plan, staticPlan string) error {
+	plan, ok := plans[staticPlan]
+	if !ok && len(c.static) > 0 {
+		return fmt.Errorf("api keys: plan %q is not configured", staticPlan)
+	}
 	static := make([]*Key, len(c.static))
 	for i, k := range c.static {
 		r := Record{ID: k.ID, Name: "config", Plan: staticPlan, Status: StatusActive, Hash: k.hash}
 		static[i] = r.compile(plan, nil)
 		static[i].Static = true
 	}
-	c.plans, c.static = plans, static
-	c.publish(recs)
+	c.plans, c.static, c.staticPlan = plans, static, staticPlan
+	c.shared.Store(&plans)
 	return nil
 }
+
+// Plans are the plans keys are compiled with now: the key store's once a
+// replica wrote them.
+func (c *Cache) Plans() map[string]Plan { return *c.shared.Load() }

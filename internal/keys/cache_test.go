@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 func newCache(t testing.TB, s Store, static ...string) *Cache {
@@ -20,18 +21,6 @@ func newCache(t testing.TB, s Store, static ...string) *Cache {
 	}
 	t.Cleanup(c.Close)
 	return c
-}
-
-// waitFor polls cond for up to 1 s: the propagation bound of the issue.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 1s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
@@ -46,7 +35,7 @@ func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range []*Cache{a, b} {
-			waitFor(t, "new key visible", func() bool { _, ok := r.Lookup(c.Key); return ok })
+			testenv.WaitFor(t, time.Second, "new key visible", func() bool { _, ok := r.Lookup(c.Key); return ok })
 		}
 		k, _ := a.Lookup(c.Key)
 		if k.Plan.Name != PlanDeveloper || k.Plan.Failover || k.ID != c.ID {
@@ -55,12 +44,12 @@ func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
 		if _, err := m.Update(ctx, c.ID, Patch{Plan: ptr(PlanTeam)}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "plan change visible", func() bool { k, _ := b.Lookup(c.Key); return k != nil && k.Plan.Failover })
+		testenv.WaitFor(t, time.Second, "plan change visible", func() bool { k, _ := b.Lookup(c.Key); return k != nil && k.Plan.Failover })
 		if _, err := m.Revoke(ctx, c.ID); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range []*Cache{a, b} {
-			waitFor(t, "revocation visible", func() bool { _, ok := r.Lookup(c.Key); return !ok })
+			testenv.WaitFor(t, time.Second, "revocation visible", func() bool { _, ok := r.Lookup(c.Key); return !ok })
 		}
 	})
 }
@@ -76,7 +65,7 @@ func TestCacheRecordsLastUse(t *testing.T) {
 	if _, ok := cache.Lookup(c.Key); !ok {
 		t.Fatal("lookup")
 	}
-	waitFor(t, "last use stored", func() bool {
+	testenv.WaitFor(t, time.Second, "last use stored", func() bool {
 		r, err := s.Get(context.Background(), c.ID)
 		return err == nil && r.LastUsedAt != nil
 	})

@@ -17,9 +17,12 @@ const Length = 32
 type Status string
 
 // The statuses of a key. A revoked key stays revoked: revocation is final.
+// A suspended key belongs to a disabled account; enabling the account makes
+// it active again.
 const (
-	StatusActive  Status = "active"
-	StatusRevoked Status = "revoked"
+	StatusActive    Status = "active"
+	StatusRevoked   Status = "revoked"
+	StatusSuspended Status = "suspended"
 )
 
 // Key is one usable key as the hot path sees it: its settings with the
@@ -30,6 +33,9 @@ type Key struct {
 	// ID is safe to log: the first bytes of the key's hash.
 	ID   string
 	Name string
+	// Account owns the key ('' for an operator's key): the daily credits
+	// are counted for the account, across its keys.
+	Account string
 	// Plan is the key's plan as configured (rate, credits, failover).
 	Plan Plan
 	// Networks the key may use; empty means every network.

@@ -20,6 +20,9 @@ type Manager struct {
 	Plans map[string]Plan
 	// Now is the clock (tests may pin it); nil means time.Now.
 	Now func() time.Time
+	// Source, when set, gives the plans in force instead of Plans (a
+	// running server's Cache: the key store's plans).
+	Source interface{ Plans() map[string]Plan }
 
 	plansMu sync.RWMutex
 }
@@ -33,6 +36,9 @@ func (m *Manager) SetPlans(plans map[string]Plan) {
 
 // plans are the plans now configured.
 func (m *Manager) plans() map[string]Plan {
+	if m.Source != nil {
+		return m.Source.Plans()
+	}
 	m.plansMu.RLock()
 	defer m.plansMu.RUnlock()
 	return m.Plans
@@ -172,6 +178,9 @@ func (m *Manager) apply(r *Record, p Patch) (secret string, err error) {
 			return "", err
 		}
 		r.Name = *p.Name
+	}
+	if p.Plan != nil && r.Account != "" && *p.Plan != r.Plan {
+		return "", ownedPlanError(r)
 	}
 	if p.Plan != nil {
 		if _, ok := m.plans()[*p.Plan]; !ok {

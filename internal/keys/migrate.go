@@ -47,6 +47,8 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX nodegate_usage_key_day ON nodegate_usage (key_id, day)`,
 	},
+	3: accountsSchema, // schema_accounts.go
+	4: plansSchema,    // schema_plans.go
 }
 
 // SchemaVersion is the schema this nodegate writes.

@@ -22,6 +22,11 @@ type Record struct {
 	// key; 0 keeps the plan's. The lower of plan and override applies.
 	RatePerSecond float64 `json:"rate_per_second"`
 	DailyCredits  int64   `json:"daily_credits"`
+	// Account is the customer account that owns the key ('' for a key
+	// the operator made). Its plan is the account's (internal/accounts
+	// changes both in one transaction), and its daily credits are counted
+	// for the account across its keys.
+	Account string `json:"account,omitempty"`
 	// Hash is the key's SHA-256; it identifies the key in lookups.
 	Hash Hash `json:"-"`
 }
@@ -65,6 +70,7 @@ func (r *Record) compile(plan Plan, lastUsed *atomic.Int64) *Key {
 	return &Key{
 		ID:        r.ID,
 		Name:      r.Name,
+		Account:   r.Account,
 		Plan:      plan,
 		rate:      lowerLimit(plan.RatePerSecond, r.RatePerSecond),
 		daily:     lowerLimit(plan.DailyCredits, r.DailyCredits),

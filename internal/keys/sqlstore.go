@@ -45,7 +45,7 @@ type storedSettings struct {
 	DailyCredits             int64    `json:"daily_credits,omitempty"`
 }
 
-const keyColumns = "id, hash, name, plan, networks, status, created_at, last_used_at, settings"
+const keyColumns = "id, hash, name, plan, networks, status, created_at, last_used_at, settings, account_id"
 
 // q rewrites ? placeholders for the dialect.
 func (s *sqlStore) q(query string) string {
@@ -70,36 +70,46 @@ func (s *sqlStore) Describe() string { return s.name }
 func (s *sqlStore) Close() error { return s.db.Close() }
 
 func (s *sqlStore) Insert(ctx context.Context, r Record) error {
+	return s.insert(ctx, r, 0)
+}
+
+// InsertOwned adds a key of r.Account unless the account already has max
+// keys that are not revoked (ErrTooManyKeys). The change counter is bumped
+// first: its row lock makes concurrent inserts count one after the other.
+func (s *sqlStore) InsertOwned(ctx context.Context, r Record, max int) error {
+	if r.Account == "" || max <= 0 {
+		return fmt.Errorf("insert key %s: an owned key needs an account and a positive cap", r.ID)
+	}
+	return s.insert(ctx, r, max)
+}
+
+func (s *sqlStore) insert(ctx context.Context, r Record, max int) error {
 	args, err := recordArgs(&r)
 	if err != nil {
 		return err
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO nodegate_keys ("+keyColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"), args...); err != nil {
+		if err := s.bump(ctx, tx); err != nil {
+			return err
+		}
+		if max > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM nodegate_keys WHERE account_id = ? AND status <> ?"), r.Account, string(StatusRevoked)).Scan(&n); err != nil {
+				return fmt.Errorf("count the account's keys: %w", err)
+			}
+			if n >= max {
+				return fmt.Errorf("%w (%d)", ErrTooManyKeys, max)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO nodegate_keys ("+keyColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), args...); err != nil {
 			return fmt.Errorf("insert key %s: %w", r.ID, err)
 		}
-		return s.bump(ctx, tx)
+		return nil
 	})
 }
 
 func (s *sqlStore) List(ctx context.Context) ([]Record, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+keyColumns+" FROM nodegate_keys ORDER BY created_at, id")
-	if err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
-	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
-	}
-	return out, nil
+	return s.queryRecords(ctx, "list keys", "SELECT "+keyColumns+" FROM nodegate_keys ORDER BY created_at, id")
 }
 
 func (s *sqlStore) Get(ctx context.Context, id string) (Record, error) {
@@ -127,8 +137,9 @@ func (s *sqlStore) Modify(ctx context.Context, id string, fn func(*Record) error
 		if err != nil {
 			return err
 		}
-		// args[0] is the id and args[1] the hash: update the rest.
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE nodegate_keys SET name = ?, plan = ?, networks = ?, status = ?, created_at = ?, last_used_at = ?, settings = ? WHERE id = ?"), append(args[2:], id)...); err != nil {
+		// args[0] is the id and args[1] the hash, args[9] the owner: none of
+		// them moves. Update the rest.
+		if _, err := tx.ExecContext(ctx, s.q("UPDATE nodegate_keys SET name = ?, plan = ?, networks = ?, status = ?, created_at = ?, last_used_at = ?, settings = ? WHERE id = ?"), append(args[2:9], id)...); err != nil {
 			return fmt.Errorf("update key %s: %w", id, err)
 		}
 		out = r
@@ -215,7 +226,7 @@ func recordArgs(r *Record) ([]any, error) {
 	if r.LastUsedAt != nil {
 		lastUsed = r.LastUsedAt.UnixMilli()
 	}
-	return []any{r.ID, hex.EncodeToString(r.Hash[:]), r.Name, r.Plan, string(nets), string(r.Status), r.CreatedAt.UnixMilli(), lastUsed, string(settings)}, nil
+	return []any{r.ID, hex.EncodeToString(r.Hash[:]), r.Name, r.Plan, string(nets), string(r.Status), r.CreatedAt.UnixMilli(), lastUsed, string(settings), r.Account}, nil
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -226,7 +237,7 @@ func scanRecord(sc scanner) (Record, error) {
 		hash, nets, st, sts string
 		created, lastUsed   int64
 	)
-	if err := sc.Scan(&r.ID, &hash, &r.Name, &r.Plan, &nets, &sts, &created, &lastUsed, &st); err != nil {
+	if err := sc.Scan(&r.ID, &hash, &r.Name, &r.Plan, &nets, &sts, &created, &lastUsed, &st, &r.Account); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return r, err
 		}

@@ -13,8 +13,13 @@ import (
 type Store interface {
 	// Insert adds a new record.
 	Insert(ctx context.Context, r Record) error
+	// InsertOwned adds a record of r.Account unless that account already
+	// has max keys that are not revoked (ErrTooManyKeys).
+	InsertOwned(ctx context.Context, r Record, max int) error
 	// List returns every record, revoked ones included, oldest first.
 	List(ctx context.Context) ([]Record, error)
+	// ListOwned returns the records an account owns, oldest first.
+	ListOwned(ctx context.Context, account string) ([]Record, error)
 	// Get returns the record with the given id, or ErrNotFound.
 	Get(ctx context.Context, id string) (Record, error)
 	// Modify changes a record atomically: fn sees the current record and
@@ -29,6 +34,10 @@ type Store interface {
 	AddUsage(ctx context.Context, rows []UsageRow) error
 	// Usage returns a key's usage records from day since (YYYY-MM-DD) on.
 	Usage(ctx context.Context, keyID, since string) ([]UsageRow, error)
+	// StoredPlans returns the plans the store holds (plans_store.go), and
+	// PublishPlans replaces them when they differ, reporting a write.
+	StoredPlans(ctx context.Context) (map[string]Plan, error)
+	PublishPlans(ctx context.Context, plans map[string]Plan) (bool, error)
 	// Describe names the store for messages, without credentials.
 	Describe() string
 	Close() error
@@ -36,6 +45,9 @@ type Store interface {
 
 // ErrNotFound is an id that no key has.
 var ErrNotFound = errors.New("no key with this id")
+
+// ErrTooManyKeys refuses a key over its account's cap.
+var ErrTooManyKeys = errors.New("the account has as many keys as its plan allows: revoke one first")
 
 // StoreConfig selects a store: PostgreSQL when DatabaseURL is set,
 // otherwise the SQLite file keys.db in DataDir.

@@ -21,8 +21,11 @@ type UsageRow struct {
 
 // UsageErrors count the calls that were answered with an error, by kind.
 type UsageErrors struct {
-	// RateLimited: refused by the rate or the daily budget (429; free).
+	// RateLimited: refused by the rate (429; free).
 	RateLimited int64 `json:"rate_limited"`
+	// Daily: refused because the daily credits were spent (429; free).
+	// Records made before schema version 3 count these as RateLimited.
+	Daily int64 `json:"daily_exceeded"`
 	// Invalid: malformed request, unknown method, bad params.
 	Invalid int64 `json:"invalid"`
 	// Forbidden: the key's settings refused the call.
@@ -38,6 +41,7 @@ type UsageErrors struct {
 // Add adds o's counts to e.
 func (e *UsageErrors) Add(o UsageErrors) {
 	e.RateLimited += o.RateLimited
+	e.Daily += o.Daily
 	e.Invalid += o.Invalid
 	e.Forbidden += o.Forbidden
 	e.Limit += o.Limit
@@ -48,7 +52,7 @@ func (e *UsageErrors) Add(o UsageErrors) {
 // UsageDay formats t's UTC day as usage records name it.
 func UsageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-const usageColumns = "day, key_id, network, method, requests, credits, errors_rate_limited, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node"
+const usageColumns = "day, key_id, network, method, requests, credits, errors_rate_limited, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node, errors_daily"
 
 // AddUsage adds counts to the usage records in one transaction: rows are
 // increments, summed into what is stored.
@@ -57,7 +61,7 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage (`+usageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage (`+usageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (day, key_id, network, method) DO UPDATE SET
 			requests = nodegate_usage.requests + excluded.requests,
 			credits = nodegate_usage.credits + excluded.credits,
@@ -66,7 +70,8 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 			errors_forbidden = nodegate_usage.errors_forbidden + excluded.errors_forbidden,
 			errors_limit = nodegate_usage.errors_limit + excluded.errors_limit,
 			errors_upstream = nodegate_usage.errors_upstream + excluded.errors_upstream,
-			errors_node = nodegate_usage.errors_node + excluded.errors_node`))
+			errors_node = nodegate_usage.errors_node + excluded.errors_node,
+			errors_daily = nodegate_usage.errors_daily + excluded.errors_daily`))
 		if err != nil {
 			return fmt.Errorf("record usage: %w", err)
 		}
@@ -74,7 +79,7 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 		for _, r := range rows {
 			e := r.Errors
 			if _, err := stmt.ExecContext(ctx, r.Day, r.KeyID, r.Network, r.Method, r.Requests, r.Credits,
-				e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node); err != nil {
+				e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node, e.Daily); err != nil {
 				return fmt.Errorf("record usage: %w", err)
 			}
 		}
@@ -95,7 +100,7 @@ func (s *sqlStore) Usage(ctx context.Context, keyID, since string) ([]UsageRow, 
 		var r UsageRow
 		e := &r.Errors
 		if err := rows.Scan(&r.Day, &r.KeyID, &r.Network, &r.Method, &r.Requests, &r.Credits,
-			&e.RateLimited, &e.Invalid, &e.Forbidden, &e.Limit, &e.Upstream, &e.Node); err != nil {
+			&e.RateLimited, &e.Invalid, &e.Forbidden, &e.Limit, &e.Upstream, &e.Node, &e.Daily); err != nil {
 			return nil, fmt.Errorf("read usage: %w", err)
 		}
 		out = append(out, r)

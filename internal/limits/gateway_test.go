@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // gateway starts nodegate in front of upstreamURL; its one key is on plan
@@ -55,15 +56,7 @@ func (a answer) err(t testing.TB) rpcError {
 func call(t testing.TB, url, method, params string) answer {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("POST %s: %v", method, err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
+	_, out := testenv.PostJSON(t, url, body)
 	var a answer
 	if err := json.Unmarshal(out, &a); err != nil {
 		t.Fatalf("answer %.200s: %v", out, err)

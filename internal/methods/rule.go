@@ -36,6 +36,19 @@ type Rule struct {
 	// Session marks eth_subscribe/eth_unsubscribe: answered by the client's
 	// connection (its subscriptions), never forwarded to a node.
 	Session SessionOp
+	// Executes marks the methods that run contract code for as long as
+	// their gas lasts (eth_call, eth_estimateGas, eth_createAccessList,
+	// eth_simulateV1, eth_fillTransaction, the Starknet calls and traces):
+	// each runs within its key's plan's call_timeout and its share of local
+	// CPUs, and, for a key with a contract allowlist, only when the
+	// contract it runs can be checked.
+	Executes bool
+	// Unlisted marks a method the table has no entry for, forwarded by its
+	// namespace (Table.Lookup): nothing is known of what it does, so it is
+	// treated as the costliest kind: not idempotent (unless the network
+	// lists it, Table.MarkIdempotent), under the execution bounds
+	// (Executes), refused for a key with a contract allowlist.
+	Unlisted bool
 }
 
 // Limit is an extra per-method limit, enforced by the pipeline's limit stages.

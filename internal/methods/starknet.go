@@ -30,8 +30,8 @@ var starknetRules = []Rule{
 	{Name: "starknet_getTransactionReceipt", Family: FamilyStarknet, Idempotent: true, Credits: 80},
 	{Name: "starknet_getBlockWithTxHashes", Family: FamilyStarknet, Idempotent: true, Credits: 80},
 	{Name: "starknet_getBlockWithReceipts", Family: FamilyStarknet, Idempotent: true, Credits: 160},
-	{Name: "starknet_estimateFee", Family: FamilyStarknet, Idempotent: true, Credits: 240},
-	{Name: "starknet_call", Family: FamilyStarknet, Idempotent: true, Credits: 160},
+	{Name: "starknet_estimateFee", Family: FamilyStarknet, Idempotent: true, Credits: 240, Executes: true},
+	{Name: "starknet_call", Family: FamilyStarknet, Idempotent: true, Credits: 160, Executes: true},
 }
 
 // devnetRules are the embedded devnet's own methods.

@@ -24,8 +24,8 @@ var spec = []Rule{
 	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80},
-	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap},
-	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap},
+	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap, Executes: true},
+	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap, Executes: true},
 	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},
 }
 
@@ -65,12 +65,15 @@ type Table struct {
 	allowed []string
 	refused []string
 	family  Family
+	// idempotent are the unlisted methods the network's config says may be
+	// retried and batched (MarkIdempotent).
+	idempotent map[string]bool
 }
 
 // NewTable builds the default table for a family.
 func NewTable(family Family) *Table {
 	t := &Table{rules: make(map[string]*Rule), family: family, allowed: allowedPrefixes[family], refused: defaultRefused}
-	for _, list := range [][]Rule{spec, forwarded, starknetRules} {
+	for _, list := range [][]Rule{spec, forwarded, starknetRules, standardReads, standardExecutions} {
 		for i := range list {
 			r := list[i]
 			if r.Family == "" {
@@ -95,7 +98,19 @@ func (t *Table) Lookup(method string) (*Rule, *jsonrpc.Error) {
 	if !ValidName(method) || hasPrefix(method, t.refused) || !hasPrefix(method, t.allowed) {
 		return nil, jsonrpc.ErrMethodNotFound(method)
 	}
-	return &Rule{Name: method, Family: t.family, Idempotent: true, Credits: DefaultCredits}, nil
+	return &Rule{Name: method, Family: t.family, Idempotent: t.idempotent[method], Credits: DefaultCredits, Executes: true, Unlisted: true}, nil
+}
+
+// MarkIdempotent lets the unlisted methods names be retried on another
+// node and sent in upstream batches (networks[].idempotent_methods): the
+// operator knows them to be reads. Names the table lists keep their rules.
+func (t *Table) MarkIdempotent(names []string) {
+	for _, n := range names {
+		if t.idempotent == nil {
+			t.idempotent = make(map[string]bool, len(names))
+		}
+		t.idempotent[n] = true
+	}
 }
 
 func hasPrefix(s string, prefixes []string) bool {

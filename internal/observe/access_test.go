@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/observe"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // accessLines decodes the JSON access log lines written so far.
@@ -42,14 +43,14 @@ func TestAccessLogJSON(t *testing.T) {
 	if !ok {
 		t.Fatal("generated key not found")
 	}
-	net := s.Networks[0].Name
+	net := s.Networks()[0].Name
 	url := s.URL() + "/v3/" + s.GeneratedKey
 	single := `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`
 	post(t, url, single, nil)
 	post(t, url, `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_madeUpName"}]`, nil)
 	post(t, s.URL()+"/v3/0123456789abcdef0123456789abcdef", single, nil)
 
-	eventually(t, "three access lines", func() bool { return len(accessLines(t, &buf)) >= 3 })
+	testenv.WaitFor(t, 30*time.Second, "three access lines", func() bool { return len(accessLines(t, &buf)) >= 3 })
 	lines := accessLines(t, &buf)
 	if len(lines) != 3 {
 		t.Fatalf("%d access lines, want 3:\n%s", len(lines), buf.String())
@@ -97,7 +98,7 @@ func TestAccessLogJSON(t *testing.T) {
 	if _, _, err := ws.ReadMessage(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the WebSocket call's line", func() bool { return len(accessLines(t, &buf)) == 4 })
+	testenv.WaitFor(t, 30*time.Second, "the WebSocket call's line", func() bool { return len(accessLines(t, &buf)) == 4 })
 	if wsLine := accessLines(t, &buf)[3]; wsLine["transport"] != "ws" || wsLine["method"] != "eth_chainId" || wsLine["key_id"] != key.ID {
 		t.Errorf("ws line: %v", wsLine)
 	}

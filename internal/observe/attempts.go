@@ -6,6 +6,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/nodegate/nodegate/jsonrpc"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -26,7 +27,7 @@ func (o *Observer) StartAttempt(ctx context.Context, pool, member string) contex
 	var carrier propagation.MapCarrier = map[string]string{}
 	o.prop.Inject(ctx, carrier)
 	for k, v := range carrier {
-		ctx = upstream.WithRequestHeader(ctx, k, v)
+		ctx = transport.WithRequestHeader(ctx, k, v)
 	}
 	return ctx
 }

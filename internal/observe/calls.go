@@ -47,8 +47,8 @@ func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 		}
 		if entry != nil {
 			entry.method, entry.code, entry.duration = methods.Label(c.Req.Method), code, d
-			if entry.upstream == "" && c.ForwardedTo != "" {
-				entry.upstream = c.ForwardedTo
+			if entry.upstream == "" && c.ForwardedTo() != "" {
+				entry.upstream = c.ForwardedTo()
 			}
 		}
 		if req := requestFrom(ctx); req != nil && c.Client.Transport == "http" {

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -35,21 +34,12 @@ func start(t *testing.T, edit func(*config.Config)) *service.Service {
 // post sends body to /v3/<key> and returns the status and answer.
 func post(t *testing.T, url, body string, hdr map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	var pairs []string
 	for k, v := range hdr {
-		req.Header.Set(k, v)
+		pairs = append(pairs, k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	status, b := testenv.PostJSON(t, url, body, pairs...)
+	return status, string(b)
 }
 
 // get fetches url with an optional bearer token.
@@ -123,18 +113,6 @@ func matches(m *dto.Metric, want map[string]string) bool {
 		}
 	}
 	return n == len(want)
-}
-
-// eventually polls cond until it holds or the (generous) time is up.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // syncBuffer is a log sink safe for the service's goroutines.

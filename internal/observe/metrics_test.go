@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestMetricsMoveWithTraffic sends real calls through a real nodegate and
@@ -19,7 +20,7 @@ import (
 // becomes a label.
 func TestMetricsMoveWithTraffic(t *testing.T) {
 	s := start(t, func(c *config.Config) { c.Node.BlockTime = 200 * time.Millisecond })
-	net := s.Networks[0].Name
+	net := s.Networks()[0].Name
 	url := s.URL() + "/v3/" + s.GeneratedKey
 	const madeUp = "eth_madeUpByTheClient123"
 
@@ -68,7 +69,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 	if v := value(t, s, "nodegate_upstream_lag_blocks", map[string]string{"network": net}); v != 0 {
 		t.Errorf("upstream_lag_blocks = %v, want 0 (one upstream)", v)
 	}
-	eventually(t, "the head to move", func() bool { return value(t, s, "nodegate_upstream_head", map[string]string{"network": net}) > 0 })
+	testenv.WaitFor(t, 30*time.Second, "the head to move", func() bool { return value(t, s, "nodegate_upstream_head", map[string]string{"network": net}) > 0 })
 
 	// WebSocket: a connection, a newHeads subscription, notifications.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -100,7 +101,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 		t.Errorf("eth_subscribe over ws counted %v, want 1", v)
 	}
 	ws.Close()
-	eventually(t, "the connection and its subscription to be gone", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "the connection and its subscription to be gone", func() bool {
 		return value(t, s, "nodegate_websocket_connections", nil) == 0 && value(t, s, "nodegate_websocket_subscriptions", map[string]string{"network": net}) == 0
 	})
 
@@ -144,7 +145,7 @@ func TestUpstreamErrorsByClass(t *testing.T) {
 		c.Upstream = "http://127.0.0.1:1" // nothing listens on port 1
 		c.Plans["team"] = config.Plan{}   // no failover
 	})
-	net := s.Networks[0].Name
+	net := s.Networks()[0].Name
 	st, body := post(t, s.URL()+"/v3/"+s.GeneratedKey, `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]}`, nil)
 	if st != 503 {
 		t.Fatalf("dead upstream: %d %s", st, body)

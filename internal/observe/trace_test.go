@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/bench"
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -136,7 +137,7 @@ func TestTracesContinueTheClientsTraceparent(t *testing.T) {
 		"stage getLogsLimits", "stage filterLimits", "stage gasCap", "stage executionLimits", "stage sessionStage",
 		"stage blockFirst", "stage route"}
 	var spans map[string]*tracepb.Span
-	eventually(t, "the request's spans at the receiver", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "the request's spans at the receiver", func() bool {
 		spans = rc.trace(traceID)
 		names := map[string]bool{}
 		for _, sp := range spans {

@@ -36,14 +36,17 @@ func allowKeys(next Handler) Handler {
 // contractsAllowed checks every contract address the call names. A call
 // whose addresses cannot be read, or that could touch any contract (a
 // filter without an address, a call without a to), is refused; so is a
-// call that could change what an allowed contract is (overrides).
+// call that could change what an allowed contract is (overrides, EIP-7702
+// authorizations), a method that runs code whose contract cannot be
+// checked (eth_simulateV1, a Starknet trace), and a method the table does
+// not list, since nothing says what it reads.
 func contractsAllowed(c *Call) bool {
-	if overridesState(c) {
+	if c.Rule == nil || c.Rule.Unlisted || overridesState(c) {
 		return false
 	}
 	extract, ok := addressTaking[c.Req.Method]
 	if !ok {
-		return true
+		return !c.Rule.Executes
 	}
 	addrs, err := extract(c)
 	if err != nil {
@@ -103,6 +106,7 @@ var addressTaking = map[string]extractor{
 	"eth_getTransactionCount":    firstAddress,
 	"eth_getProof":               firstAddress,
 	"eth_createAccessList":       callTo,
+	"eth_fillTransaction":        callTo,
 	"eth_newFilter":              logsFilter,
 	"eth_subscribe":              subscribeFilter,
 	"eth_getStorageValues":       storageValues,
@@ -164,12 +168,15 @@ func firstAddress(c *Call) ([]common.Address, error) {
 	return []common.Address{*a}, nil
 }
 
+// callTo reads a call object's recipient. A call with EIP-7702
+// authorizations names none that can be checked: they give any account
+// any code for the call, which the recipient may then call.
 func callTo(c *Call) ([]common.Address, error) {
 	args, err := parsedOr[methods.CallArgs](c, 0)
 	if err != nil {
 		return nil, err
 	}
-	if args.To == nil {
+	if args.To == nil || len(args.AuthorizationList) > 0 {
 		return nil, errNoAddress
 	}
 	return []common.Address{*args.To}, nil
@@ -215,7 +222,8 @@ func storageValues(c *Call) ([]common.Address, error) {
 }
 
 // rawTxTo reads the recipient of a signed transaction; a contract creation
-// names no allowed contract.
+// names no allowed contract, and an EIP-7702 transaction none that can be
+// checked.
 func rawTxTo(c *Call) ([]common.Address, error) {
 	raw, err := parsedOr[hexBytes](c, 0)
 	if err != nil {
@@ -225,8 +233,8 @@ func rawTxTo(c *Call) ([]common.Address, error) {
 	if err := tx.UnmarshalBinary(*raw); err != nil {
 		return nil, errBadParams
 	}
-	if tx.To() == nil {
-		return nil, errNoAddress
+	if tx.To() == nil || len(tx.SetCodeAuthorizations()) > 0 {
+		return nil, errNoAddress // a creation, or code given to accounts
 	}
 	return []common.Address{*tx.To()}, nil
 }

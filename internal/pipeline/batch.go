@@ -65,7 +65,7 @@ func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call, lim BatchLimit
 	if lim.MaxAnswerBytes > 0 {
 		b.window = min(parallelism, initialWindow)
 	}
-	ctx, b.col = newCollector(ctx, len(calls))
+	b.col = newCollector(ctx)
 	b.run(ctx)
 }
 
@@ -142,13 +142,16 @@ func (b *batchRun) start(ctx context.Context, i int) {
 	if methods.LargeAnswer(b.calls[i].Req.Method) {
 		b.large++
 	}
-	b.col.launch()
+	t := b.col.start()
+	b.calls[i].batch = t // the route finds the call's batch on it (Route.forward)
 	cctx, cancel := context.WithCancel(ctx)
 	b.cancels[i] = cancel
 	b.wg.Add(1)
 	batchWorkers.Go(func() {
 		defer b.wg.Done()
-		b.results <- finished{i, b.p.handler(cctx, b.calls[i])}
+		r := b.p.handler(cctx, b.calls[i])
+		t.release() // the call has left the pipeline
+		b.results <- finished{i, r}
 	})
 }
 

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
@@ -18,14 +19,54 @@ type Call struct {
 	Parsed methods.Parsed
 	// Client describes the client (for allowlists and logs).
 	Client ClientInfo
-	// ForwardedTo names the partner that answered, when failover did.
-	ForwardedTo string
 	// Session is the caller's connection when it can receive notifications
 	// (WebSocket); nil on HTTP.
 	Session Session
 	// Credits is the call's cost, set by the ingress's metering before
 	// the call is dispatched.
 	Credits int64
+
+	// batch is the call's place in its client batch (collect.go), given by
+	// the batch's runner; nil for a call alone.
+	batch *token
+	// outcome is what the route learned about the call, shared with the
+	// copies stages make of it (shareOutcome).
+	outcome *outcome
+}
+
+// outcome is what the route learns about a call and the caller reads
+// after it: the partner that answered, when failover did. A stage that
+// passes a copy of the call on (the gas cap, eth_getLogs sub-ranges, the
+// filter stage, the block-first probe) shares the original's outcome with
+// it first, so that what the route learns on the copy reaches the caller.
+type outcome struct {
+	forwardedTo atomic.Pointer[string] // sub-ranges may fail over at once
+}
+
+// shareOutcome makes c's outcome before c is copied: the copies then
+// record into it. It is called before any copy runs concurrently.
+func (c *Call) shareOutcome() {
+	if c.outcome == nil {
+		c.outcome = new(outcome)
+	}
+}
+
+// forwarded records that partner answered c.
+func (c *Call) forwarded(partner string) {
+	c.shareOutcome()
+	c.outcome.forwardedTo.Store(&partner)
+}
+
+// ForwardedTo names the partner that answered, when failover did ("" when
+// the network's own nodes or the gateway answered).
+func (c *Call) ForwardedTo() string {
+	if c.outcome == nil {
+		return ""
+	}
+	if p := c.outcome.forwardedTo.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // ClientInfo is what the transport knows about the caller.

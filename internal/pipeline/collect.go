@@ -21,19 +21,23 @@ import (
 // until one finishes (every call is started, or its window is full); then
 // the waiting calls are sent at once.
 //
-// Each call of the batch carries a token (batchStage) that tells the
-// collector where it is: running (could still reach the route), waiting
-// (at the route), or released (sent, or not batchable: it will not wait).
+// The runner owns the collector: it gives each call it starts a token
+// (start, carried by the call to the route: Call.batch) and says when it
+// starts nothing more until a call finishes (wait). A token says where its
+// call is: running (could still reach the route), waiting (at the route),
+// or released (sent, finished, or not batchable: it will not wait).
 type collector struct {
-	ctx   context.Context // the batch's context, for the upstream batches
-	total int             // calls in the batch
+	ctx context.Context // the batch's context, for the upstream batches
+	// forward sends one network's upstream batch: its pool's ForwardBatch
+	// (a test records what is sent instead).
+	forward func(ctx context.Context, n *Network, calls []upstream.BatchCall) []upstream.BatchAnswer
+	// backstopAfter is flushAfter (a test waits longer or shorter).
+	backstopAfter time.Duration
 
-	mu       sync.Mutex
-	started  int
-	finished int
-	running  int
-	waiting  []*waiter
-	timer    *time.Timer
+	mu      sync.Mutex
+	running int // tokens running: calls that could still reach the route
+	waiting []*waiter
+	timer   *time.Timer
 	// idle: the runner waits for a call to finish before it starts more.
 	idle bool
 }
@@ -64,78 +68,52 @@ type waiter struct {
 	ans  upstream.BatchAnswer
 }
 
-type collectorKey struct{}
-type tokenKey struct{}
-
-// newCollector is made by ServeBatch for a batch of total calls; the
-// context it returns carries it to the calls, so that the calls that reach
-// the route together go upstream together.
-func newCollector(ctx context.Context, total int) (context.Context, *collector) {
-	col := &collector{ctx: ctx, total: total}
-	return context.WithValue(ctx, collectorKey{}, col), col
+// newCollector is made by ServeBatch for one batch; ctx is the batch's.
+func newCollector(ctx context.Context) *collector {
+	return &collector{ctx: ctx, forward: poolBatch, backstopAfter: flushAfter}
 }
 
-// batchStage is the outermost stage: on a batch's context it gives each
-// call its token and tells the collector when the call is done.
-func batchStage(next Handler) Handler {
-	return func(ctx context.Context, c *Call) *jsonrpc.Response {
-		col, _ := ctx.Value(collectorKey{}).(*collector)
-		if col == nil {
-			return next(ctx, c)
-		}
-		t := &token{col: col}
-		defer col.finish(t)
-		return next(context.WithValue(ctx, tokenKey{}, t), c)
-	}
+// poolBatch sends calls to n's pool as upstream batches.
+func poolBatch(ctx context.Context, n *Network, calls []upstream.BatchCall) []upstream.BatchAnswer {
+	return n.pool().ForwardBatch(ctx, calls)
 }
 
-// launch counts a call the runner is about to start; it is called before
-// the call's goroutine exists, so a call at the route never takes the
-// batch for complete while another is being started.
-func (col *collector) launch() {
-	col.mu.Lock()
-	col.started++
-	col.running++
-	col.idle = false
-	col.mu.Unlock()
+// start counts a call the runner is about to start and returns its token;
+// it is called before the call's goroutine exists, so a call at the route
+// never takes the batch for complete while another is being started.
+func (col *collector) start() *token {
+	t := &token{col: col}
+	col.update(func() {
+		col.running++
+		col.idle = false
+	})
+	return t
 }
 
 // wait tells the collector that the runner starts nothing more until a
 // call finishes: the calls waiting at the route may go.
 func (col *collector) wait() {
-	col.mu.Lock()
-	col.idle = true
-	flush := col.ready()
-	col.mu.Unlock()
-	if flush != nil {
-		go col.send(flush)
-	}
+	col.update(func() { col.idle = true })
 }
 
-func (col *collector) finish(t *token) {
-	col.mu.Lock()
-	col.finished++
-	if t.state == tokenRunning {
-		col.running--
-	}
-	t.state = tokenReleased
-	flush := col.ready()
-	col.mu.Unlock()
-	if flush != nil {
-		go col.send(flush)
-	}
-}
-
-// release marks a running call that will not wait at the route.
+// release marks a call that will not wait at the route (any more): it is
+// not batchable, or it has left the pipeline.
 func (t *token) release() {
 	col := t.col
+	col.update(func() {
+		if t.state == tokenRunning {
+			col.running--
+		}
+		t.state = tokenReleased
+	})
+}
+
+// update changes the collector's state under its lock and, when the
+// waiting calls are then to go, sends them: the one way calls are sent
+// besides the backstop.
+func (col *collector) update(change func()) {
 	col.mu.Lock()
-	if t.state != tokenRunning {
-		col.mu.Unlock()
-		return
-	}
-	t.state = tokenReleased
-	col.running--
+	change()
 	flush := col.ready()
 	col.mu.Unlock()
 	if flush != nil {
@@ -144,19 +122,12 @@ func (t *token) release() {
 }
 
 // ready returns the waiting calls when they are to be sent now (with mu
-// held): none is running any more, and either every call of the batch has
-// started or the runner starts no more until one finishes.
+// held): none is running any more and the runner starts no more until one
+// finishes (it has started every call, or its window is full).
 func (col *collector) ready() []*waiter {
-	if len(col.waiting) == 0 || col.running > 0 {
+	if len(col.waiting) == 0 || col.running > 0 || !col.idle {
 		return nil
 	}
-	if col.started < col.total && !col.idle {
-		return nil
-	}
-	return col.take()
-}
-
-func (col *collector) take() []*waiter {
 	w := col.waiting
 	col.waiting = nil
 	if col.timer != nil {
@@ -183,22 +154,21 @@ func (t *token) collect(c *Call) (*jsonrpc.Response, *upstream.Member) {
 		return nil, nil
 	}
 	col := t.col
-	col.mu.Lock()
-	if t.state != tokenRunning {
-		col.mu.Unlock()
-		return nil, nil // it already had its turn (a call that routes twice)
-	}
 	w := &waiter{c: c, done: make(chan struct{})}
-	t.state = tokenWaiting
-	col.running--
-	col.waiting = append(col.waiting, w)
-	flush := col.ready()
-	if flush == nil && col.timer == nil {
-		col.timer = time.AfterFunc(flushAfter, col.backstop)
-	}
-	col.mu.Unlock()
-	if flush != nil {
-		col.send(flush)
+	queued := false
+	col.update(func() {
+		if t.state != tokenRunning {
+			return // it already had its turn (a call that routes twice)
+		}
+		t.state, queued = tokenWaiting, true
+		col.running--
+		col.waiting = append(col.waiting, w)
+		if col.timer == nil {
+			col.timer = time.AfterFunc(col.backstopAfter, col.backstop)
+		}
+	})
+	if !queued {
+		return nil, nil
 	}
 	<-w.done
 	col.mu.Lock()
@@ -256,7 +226,7 @@ func (col *collector) send(ws []*waiter) {
 		for i, w := range group {
 			calls[i] = upstream.BatchCall{Method: w.c.Req.Method, Params: w.c.Req.Params}
 		}
-		for i, a := range n.pool().ForwardBatch(col.ctx, calls) {
+		for i, a := range col.forward(col.ctx, n, calls) {
 			group[i].ans = a
 		}
 	}

@@ -23,6 +23,7 @@ func nodeErrorFirst(next Handler) Handler {
 		if !ok { // not reachable: the rules decoded the param at that index
 			return jsonrpc.ErrorResponse(d.Err)
 		}
+		c.shareOutcome()
 		probe := *c
 		probe.Req.Params = params
 		probe.Parsed = nil

@@ -10,18 +10,22 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// executionMethods run the EVM for as long as their gas lasts: each is
-// bounded by its key's plan's call_timeout.
-var executionMethods = map[string]bool{"eth_call": true, "eth_estimateGas": true}
-
-// executionLimits bounds eth_call and eth_estimateGas: on a network whose
-// node runs on this process (EVM.ExecutionShare), a key runs only its
-// share of them at once, so that no key takes every CPU; and each runs
-// within its plan's call_timeout. The deadline reaches the node with the
-// call: the embedded node stops the EVM at it; an upstream's request is
-// cancelled (JSON-RPC has no standard way to send a node a time limit, so
-// a remote node stops at its own limit, go-ethereum's --rpc.evmtimeout).
-// Past the deadline the call answers go-ethereum's own words for it.
+// executionLimits bounds the methods that run code (methods.Rule.Executes:
+// eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1,
+// eth_fillTransaction, unlisted methods…): on a network whose node runs on
+// this process (EVM.ExecutionShare), a key runs only its share of them at
+// once, so that no key takes every CPU; and each runs within its plan's
+// call_timeout. The deadline reaches the node with the call: the embedded
+// node stops the EVM at it; an upstream's request is cancelled (JSON-RPC
+// has no standard way to send a node a time limit, so a remote node stops
+// at its own limit, go-ethereum's --rpc.evmtimeout). Past the deadline the
+// call answers go-ethereum's own words for it.
+//
+// A node may go on running a call after its deadline (go-ethereum's
+// eth_createAccessList checks it only between its runs of the
+// transaction): the caller is answered at the deadline, and the key's turn
+// is held until the node is done, so that what runs on past the deadline
+// still counts in the key's share.
 type executionLimits struct {
 	share  int      // calls of one key at once; 0: no bound
 	shares sync.Map // key id → chan struct{} of share turns
@@ -33,28 +37,54 @@ func (*executionLimits) Name() string { return "executionLimits" }
 
 func (e *executionLimits) Wrap(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
-		if !executionMethods[c.Req.Method] {
+		if c.Rule == nil || !c.Rule.Executes {
 			return next(ctx, c)
 		}
 		release, err := e.turn(ctx, c.Key)
 		if err != nil {
 			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 		}
-		defer release()
 		timeout := keys.DefaultCallTimeout
 		if c.Key != nil {
 			timeout = c.Key.Plan.ExecutionTimeout()
 		}
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		resp := next(cctx, c)
+		resp := e.run(cctx, next, c, release)
 		// The node may answer at the deadline a little before cctx's own
 		// timer fires (go-ethereum's "request timed out"): Expired looks
 		// at the clock.
-		if resp.Err != nil && ctx.Err() == nil && upstream.Expired(cctx) {
+		if (resp == nil || resp.Err != nil) && ctx.Err() == nil && upstream.Expired(cctx) {
 			return jsonrpc.ErrorResponse(jsonrpc.NewError(jsonrpc.CodeServerError, fmt.Sprintf("execution aborted (timeout = %v)", timeout)))
 		}
+		if resp == nil { // the caller gave up
+			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
+		}
 		return resp
+	}
+}
+
+// run calls next and releases the key's turn when next returns. Without a
+// share, that is all. With one, next runs on its own goroutine (on a copy
+// of the call, which it may change) and run returns nil at ctx's end
+// without waiting for it: the turn stays taken until the node is done.
+func (e *executionLimits) run(ctx context.Context, next Handler, c *Call, release func()) *jsonrpc.Response {
+	if e.share <= 0 || c.Key == nil {
+		defer release()
+		return next(ctx, c)
+	}
+	done := make(chan *jsonrpc.Response, 1)
+	c.shareOutcome() // what the route learns on the copy reaches the caller
+	sub := *c
+	go func() {
+		defer release()
+		done <- recoverCalls(next)(ctx, &sub) // the recover stage is on the caller's goroutine
+	}()
+	select {
+	case resp := <-done:
+		return resp
+	case <-ctx.Done():
+		return nil
 	}
 }
 

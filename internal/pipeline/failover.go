@@ -22,9 +22,9 @@ func (r *Route) failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Res
 		slog.Warn("partner failover failed", "network", n.Name, "method", methods.Label(c.Req.Method), "err", err)
 		return nil
 	}
-	c.ForwardedTo = partner
+	c.forwarded(partner)
 	if r.Metrics != nil {
-		r.Metrics.Failover.WithLabelValues(n.Name, c.ForwardedTo, methods.Label(c.Req.Method)).Inc()
+		r.Metrics.Failover.WithLabelValues(n.Name, partner, methods.Label(c.Req.Method)).Inc()
 	}
 	return resp
 }

@@ -21,8 +21,8 @@ type EVM struct {
 	// Gas knows the head block's gas limit, for the gas cap (nil: no cap
 	// at the gateway, the node's own applies).
 	Gas GasLimiter
-	// ExecutionShare, when positive, is how many eth_call/eth_estimateGas
-	// one key may run at once: set where they run on this process's CPUs
+	// ExecutionShare, when positive, is how many calls of methods that run
+	// code (methods.Rule.Executes) one key may run at once: set where they run on this process's CPUs
 	// (the embedded node), so that one key cannot take them all.
 	ExecutionShare int
 }
@@ -31,10 +31,10 @@ type EVM struct {
 // execution bounds.
 func (e EVM) Stages() []Stage {
 	return []Stage{
-		getLogsLimits{e.Limits},               // eth_getLogs: -32005 over the parameter, result or duration limit
-		filterLimits{e.Limits},                // filters: the installing key's only; log filters under eth_getLogs's limits (filters.go)
-		gasCap{limits: e.Limits, head: e.Gas}, // eth_call/eth_estimateGas: gas lowered to the cap
-		newExecutionLimits(e.ExecutionShare),  // eth_call/eth_estimateGas: the key's share of local CPUs, the plan's call_timeout (execution.go)
+		getLogsLimits{e.Limits},                 // eth_getLogs: -32005 over the parameter, result or duration limit
+		filterLimits{e.Limits, newFilterBook()}, // filters: the installing key's only; log filters under eth_getLogs's limits (filters.go)
+		gasCap{limits: e.Limits, head: e.Gas},   // eth_call/eth_estimateGas: gas lowered to the cap
+		newExecutionLimits(e.ExecutionShare),    // methods that run code: the key's share of local CPUs, the plan's call_timeout (execution.go)
 	}
 }
 
@@ -44,10 +44,12 @@ type Starknet struct {
 	Pending *starknet.Pending
 }
 
-// Stages are the Starknet family's stages: it has no limits of its own;
-// the pending-transactions methods are answered by the gateway.
+// Stages are the Starknet family's stages: the methods that run code
+// within the plan's call_timeout; the pending-transactions methods are
+// answered by the gateway.
 func (s Starknet) Stages() []Stage {
 	return []Stage{
+		newExecutionLimits(0),          // methods that run code: the plan's call_timeout (execution.go)
 		pendingTransactions{s.Pending}, // rollup_/starknet_pendingTransactions from the node's pending pool (pending.go)
 	}
 }

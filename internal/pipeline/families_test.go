@@ -29,8 +29,8 @@ func stageNames(stages []Stage) []string {
 // the pending-transactions stage and none of the EVM limits. A network
 // assembled without stages gets its family's.
 func TestFamilyStages(t *testing.T) {
-	evm := []string{"recoverStage", "methodRules", "allowStage", "getLogsLimits", "filterLimits", "gasCap", "executionLimits", "sessionStage", "blockFirst"}
-	sn := []string{"recoverStage", "methodRules", "allowStage", "pendingTransactions", "sessionStage", "blockFirst"}
+	evm := []string{"recoverStage", "methodRules", "allowStage", "getLogsLimits", "filterLimits", "gasCap", "executionLimits", "sessionStage", "blockFirst", "route"}
+	sn := []string{"recoverStage", "methodRules", "allowStage", "executionLimits", "pendingTransactions", "sessionStage", "blockFirst", "route"}
 	pending, err := starknet.NewPending(upstream.Func{ID: "unused"}, starknet.PendingForward)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestFamilyStages(t *testing.T) {
 		{"Starknet without stages", &Network{Family: methods.FamilyStarknet}, sn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := stageNames(order(tc.n.familyStages())); !slices.Equal(got, tc.want) {
+			if got := stageNames(order(tc.n.familyStages(), tc.n.route())); !slices.Equal(got, tc.want) {
 				t.Fatalf("stages %v, want %v", got, tc.want)
 			}
 		})

@@ -27,16 +27,23 @@ func errFilterNotFound() *jsonrpc.Error { return jsonrpc.NewError(-32000, "filte
 //   - eth_getFilterChanges of a log filter obeys the same result and
 //     duration limits.
 //
-// Its book of filters lives as long as the pipeline (one per Build and
-// network). limits nil: docs/spec.md's.
-type filterLimits struct{ limits *limits.Set }
+// Its book of filters is made once per network (EVM.Stages) and kept when
+// the network takes other limits (a reload: withLimits) and by every
+// pipeline that serves the network, so a reload forgets no filter.
+// limits nil: docs/spec.md's.
+type filterLimits struct {
+	limits *limits.Set
+	book   *filterBook
+}
 
 func (filterLimits) Name() string { return "filterLimits" }
 
-func (f filterLimits) withLimits(set *limits.Set) Stage { return filterLimits{set} }
+func (f filterLimits) withLimits(set *limits.Set) Stage {
+	return filterLimits{limits: set, book: f.book}
+}
 
 func (f filterLimits) Wrap(next Handler) Handler {
-	book := newFilterBook()
+	book := f.book
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if c.Rule == nil || c.Rule.Limit != methods.LimitFilter {
 			return next(ctx, c)
@@ -121,6 +128,7 @@ func filterLogs(ctx context.Context, c *Call, set *limits.Set, f filterEntry, ne
 	params := make([]byte, 0, len(f.crit)+2)
 	params = append(append(append(params, '['), f.crit...), ']')
 	getLogs, _ := c.Network.Methods.Lookup("eth_getLogs")
+	c.shareOutcome() // the sub-ranges below are copies of c
 	b := limits.Backend{
 		Logs: func(ctx context.Context, sp json.RawMessage, span *limits.Span) *jsonrpc.Response {
 			if span == nil {

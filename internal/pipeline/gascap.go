@@ -50,6 +50,7 @@ func (g gasCap) Wrap(next Handler) Handler {
 		capped := *args
 		g := hexutil.Uint64(limit)
 		capped.Gas = &g
+		c.shareOutcome()
 		sub := *c
 		sub.Req.Params = params
 		sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)

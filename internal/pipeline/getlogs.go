@@ -27,6 +27,7 @@ func (g getLogsLimits) Wrap(next Handler) Handler {
 			return next(ctx, c)
 		}
 		crit, _ := c.Parsed[0].(*filters.FilterCriteria)
+		c.shareOutcome() // the sub-ranges below are copies of c
 		b := limits.Backend{
 			Logs: func(ctx context.Context, params json.RawMessage, span *limits.Span) *jsonrpc.Response {
 				if span == nil {
@@ -47,7 +48,7 @@ func (g getLogsLimits) Wrap(next Handler) Handler {
 // down the network's route.
 func internalCall(c *Call) limits.Fetch {
 	return func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
-		return c.Network.route().serve(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client})
+		return c.Network.route().serve(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client, batch: c.batch})
 	}
 }
 

@@ -39,8 +39,8 @@ func TestBuildObserver(t *testing.T) {
 		t.Fatalf("wrapped %v before any call", o.wrapped)
 	}
 	p.Serve(context.Background(), &Call{Req: jsonrpc.Request{Method: "foo_noSuchMethod"}, Network: n})
-	want := []string{"route"}
-	stages := order(n.familyStages())
+	var want []string
+	stages := order(n.familyStages(), n.route())
 	for i := len(stages) - 1; i >= 0; i-- {
 		want = append(want, stages[i].Name())
 	}

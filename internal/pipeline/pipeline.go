@@ -10,7 +10,7 @@ import (
 // Pipeline runs calls through their network's stages. It compiles each
 // network's chain once, on the network's first call.
 type Pipeline struct {
-	handler  Handler  // the batch stage in front of each call's network chain
+	handler  Handler  // each call's network chain
 	observer Observer // nil: none
 	chains   sync.Map // *Network → Handler
 	// BatchParallelism bounds how many calls of one batch run at once.
@@ -32,9 +32,9 @@ func Build(opts Options) *Pipeline {
 		opts.BatchParallelism = 16
 	}
 	p := &Pipeline{observer: opts.Observer, batchParallelism: opts.BatchParallelism}
-	p.handler = batchStage(func(ctx context.Context, c *Call) *jsonrpc.Response { // a batch's calls meet at the route (collect.go)
+	p.handler = func(ctx context.Context, c *Call) *jsonrpc.Response {
 		return p.chain(c.Network)(ctx, c)
-	})
+	}
 	return p
 }
 
@@ -47,14 +47,14 @@ func (p *Pipeline) chain(n *Network) Handler {
 	return h.(Handler)
 }
 
-// compile builds n's chain: its stages (order) in front of its route,
-// each wrapped by the observer, and the whole once more.
+// compile builds n's chain: its stages in order (stages.go), each wrapped
+// by the observer, and the whole once more.
 func (p *Pipeline) compile(n *Network) Handler {
 	var route Stage = &Route{} // a call without a network: the rules refuse it
 	if n != nil {
 		route = n.route()
 	}
-	stages := append(order(n.familyStages()), route)
+	stages := order(n.familyStages(), route)
 	var h Handler
 	for i := len(stages) - 1; i >= 0; i-- {
 		h = stages[i].Wrap(h)

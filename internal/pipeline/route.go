@@ -61,7 +61,7 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	resp := r.forward(ctx, c)
 	// Admit first: it is cheaper than reading the answer, and most keys
 	// are fetched once.
-	if c.ForwardedTo == "" && r.Cache.Admit(key) && cache.After(c.Req.Method, resp, finalized) {
+	if c.ForwardedTo() == "" && r.Cache.Admit(key) && cache.After(c.Req.Method, resp, finalized) {
 		r.Cache.Set(ctx, key, resp.Result)
 	}
 	return resp
@@ -71,7 +71,7 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 // reads in flight, or alone.
 func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	var failed *upstream.Member
-	t, _ := ctx.Value(tokenKey{}).(*token)
+	t := c.batch
 	if t != nil {
 		var resp *jsonrpc.Response
 		if resp, failed = t.collect(c); resp != nil {
@@ -87,18 +87,19 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 		resp *jsonrpc.Response
 		err  error
 	)
+	call := upstream.Call{Body: body, Method: c.Req.Method, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
 	switch {
 	case failed != nil:
-		resp, _, err = n.pool().ForwardAfterBatch(ctx, body, c.Rule.Idempotent, failed)
+		resp, _, err = n.pool().SendAfterBatch(ctx, call, failed)
 	case coalescable(ctx, c, t):
 		var kb [256]byte
 		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())
 		resp, _, err = r.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
 			// The answer is shared: no caller's cancellation may cut it.
-			return n.pool().ForwardFrom(context.WithoutCancel(ctx), body, true)
+			return n.pool().Send(context.WithoutCancel(ctx), call)
 		})
 	default:
-		resp, err = n.pool().Forward(ctx, body, c.Rule.Idempotent)
+		resp, _, err = n.pool().Send(ctx, call)
 	}
 	if err == nil {
 		return resp

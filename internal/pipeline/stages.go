@@ -1,11 +1,14 @@
 package pipeline
 
-// order is THE stage order of a network whose family brings family
-// (families.go). Policies come before anything that could answer from
-// elsewhere, so that no answer bypasses a limit: every family's stages run
-// after the key policy and before the session and the route. The route
-// stage is the end of the chain and is added by the pipeline (pipeline.go).
-func order(family []Stage) []Stage {
+// order is THE stage order of a network, the whole chain of every call,
+// from the first stage to the route: family is what the network's family
+// brings (families.go), route its last stage. Policies come before
+// anything that could answer from elsewhere, so that no answer bypasses a
+// limit: every family's stages run after the key policy and before the
+// session and the route. A call of a client batch carries its place in
+// the batch (Call.batch, from the batch's runner, batch.go) to the route,
+// where it waits for the batch's other calls (collect.go).
+func order(family []Stage, route Stage) []Stage {
 	stages := []Stage{
 		recoverStage, // a bug in one call answers -32603 for that call only
 		methodRules,  // -32601 for unknown/refused methods, -32602 for bad params
@@ -15,6 +18,7 @@ func order(family []Stage) []Stage {
 	return append(stages,
 		sessionStage, // eth_subscribe/eth_unsubscribe answered by the caller's connection (session.go)
 		blockFirst,   // a param go-ethereum checks after the block: the node's block error first (deferred.go)
+		route,        // the cache, the network's pool (with the call's batch), partner failover (route.go)
 	)
 }
 

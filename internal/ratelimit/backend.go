@@ -11,6 +11,26 @@ type Limits struct {
 	Rate float64
 	// Daily is the credit budget per UTC day.
 	Daily int64
+	// DailyOf names whom the daily budget is counted for when it is not
+	// the key alone: an account's keys share one count (AccountBudget).
+	// The rate is always the key's own.
+	DailyOf string
+}
+
+// AccountBudget is the DailyOf of the keys an account owns.
+func AccountBudget(account string) string {
+	if account == "" {
+		return ""
+	}
+	return "a:" + account // key ids are hex: never "a:…"
+}
+
+// dailySubject is whom a key's daily credits are counted for.
+func (l Limits) dailySubject(key string) string {
+	if l.DailyOf != "" {
+		return l.DailyOf
+	}
+	return key
 }
 
 // Unlimited reports whether nothing needs counting for the rate.
@@ -46,10 +66,12 @@ const (
 	// Admit checks the rate and the daily budget and spends both, or
 	// neither when refused.
 	Admit Mode = iota
-	// Charge spends daily credits only (WebSocket notifications: the
-	// rate does not apply to pushes the client did not ask for each time);
-	// it refuses once the daily budget would be exceeded.
-	Charge
+	// Spend spends daily credits only and never refuses: it records
+	// WebSocket notifications already written (the rate does not apply to
+	// pushes the client did not ask for each time, and the daily budget
+	// was checked before they were queued: notes.go). A cost of 0 reads
+	// the day's spend.
+	Spend
 )
 
 // Backend counts credits. Implementations are safe for concurrent use.

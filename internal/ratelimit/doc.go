@@ -7,8 +7,10 @@
 // default, for one process; Redis, so that a fleet of replicas shares one
 // budget, with a fallback to per-replica limits while Redis is away), the
 // Limiter that picks between them, the Meter that the ingress calls once
-// per HTTP request (cost of the whole request, the 429 answer, usage), and
-// the Usage aggregator that flushes to the key store.
+// per HTTP request (cost of the whole request, the 429 answer, usage), the
+// Notes that charge WebSocket notifications in aggregate (reserved in
+// memory, spent per key every interval: notes.go), and the Usage
+// aggregator that flushes to the key store.
 //
 // It must not parse requests, choose networks or answer calls: the ingress
 // hands it parsed calls, and the key store keeps what it flushes.

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const (
@@ -80,14 +79,12 @@ var client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 
 // post sends body with key and returns the status and body.
 func post(t *testing.T, base, key, body string) (int, []byte) {
-	resp, err := client.Post(base+"/v3/"+key, "application/json", strings.NewReader(body))
+	status, b, err := testenv.Post(context.Background(), client, base+"/v3/"+key, body)
 	if err != nil {
 		t.Errorf("post: %v", err)
 		return 0, nil
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return status, b
 }
 
 // tally counts answers by status, with the 200s that arrived in a window.
@@ -148,7 +145,7 @@ func twoReplicas(t *testing.T, proxy *redistest.Proxy, rate float64, daily int64
 	prefix := redistest.Prefix(t, c)
 	a := startService(t, fleetConfig(t, proxy.Addr(), prefix, rate, daily))
 	b := startService(t, fleetConfig(t, proxy.Addr(), prefix, rate, daily))
-	waitFor(t, "both replicas share Redis", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "both replicas share Redis", func() bool {
 		return a.Limiter.Shared() && b.Limiter.Shared() && a.Limiter.Replicas() == 2 && b.Limiter.Replicas() == 2
 	})
 	return a, b, prefix
@@ -209,7 +206,7 @@ func TestFleetSurvivesRedisOutage(t *testing.T) {
 	time.Sleep(time.Second)
 
 	proxy.Cut()
-	waitFor(t, "both replicas on local limits", func() bool { return !a.Limiter.Shared() && !b.Limiter.Shared() })
+	testenv.WaitFor(t, 10*time.Second, "both replicas on local limits", func() bool { return !a.Limiter.Shared() && !b.Limiter.Shared() })
 	time.Sleep(300 * time.Millisecond) // each replica's local burst is spent
 	from := time.Now()
 	time.Sleep(3 * time.Second)
@@ -221,7 +218,7 @@ func TestFleetSurvivesRedisOutage(t *testing.T) {
 	}
 
 	proxy.Restore()
-	waitFor(t, "both replicas share Redis again", func() bool { return a.Limiter.Shared() && b.Limiter.Shared() })
+	testenv.WaitFor(t, 10*time.Second, "both replicas share Redis again", func() bool { return a.Limiter.Shared() && b.Limiter.Shared() })
 	day := time.Now().UTC().Format("20060102")
 	counter := prefix + ":d:" + keys.IDOf(keys.HashOf(keyA)) + ":" + day
 	before, _ := rc.Get(context.Background(), counter).Int64()
@@ -279,16 +276,5 @@ func TestFleetDailyBudget(t *testing.T) {
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}]`
 	if status, body := post(t, b.URL(), keyB, batch); status != http.StatusTooManyRequests || !bytes.HasPrefix(body, []byte(`{"jsonrpc":"2.0","id":null,"error"`)) {
 		t.Fatalf("batch over the budget: %d %s", status, body)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

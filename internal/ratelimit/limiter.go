@@ -122,7 +122,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, lim Limits, 
 		d, err := l.shared.Take(rctx, key, cost, lim, day, mode)
 		cancel()
 		if err == nil {
-			l.remember(key, day, d.DailyUsed)
+			l.remember(lim.dailySubject(key), day, d.DailyUsed)
 			return d
 		}
 		if ctx.Err() == nil { // the client going away says nothing about Redis
@@ -142,13 +142,13 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, lim Limits, 
 func (l *Limiter) fallback(ctx context.Context, key string, cost int64, lim Limits, day int, mode Mode) Decision {
 	n := max(l.replicas.Load(), 1)
 	var seen int64
-	if s, ok := l.seen.Load(key); ok && s.(*seenDaily).day.Load() == int64(day) {
+	if s, ok := l.seen.Load(lim.dailySubject(key)); ok && s.(*seenDaily).day.Load() == int64(day) {
 		seen = s.(*seenDaily).used.Load()
 	}
-	share := Limits{Rate: lim.Rate / float64(n)}
+	share := Limits{Rate: lim.Rate / float64(n), DailyOf: lim.DailyOf}
 	if lim.Daily > 0 {
 		share.Daily = (lim.Daily - seen) / n
-		if share.Daily <= 0 {
+		if share.Daily <= 0 && mode != Spend {
 			return Decision{Outcome: DailyExceeded, RetryAfter: untilMidnight(l.now()), DailyUsed: seen}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // madeUpBatch is a batch of n method names no node knows, unique per seed.
@@ -55,7 +56,7 @@ func TestMadeUpMethodsDoNotGrowUsage(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &created); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the new key", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "the new key", func() bool {
 		status, _ := post(t, s.URL(), created.Key, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`)
 		return status == http.StatusOK
 	})

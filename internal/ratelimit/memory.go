@@ -33,37 +33,63 @@ func newMemoryAt(now func() time.Time) *Memory {
 	return m
 }
 
-// Take implements Backend.
+// Take implements Backend. The rate is the key's bucket; the daily count
+// is the bucket of lim's daily subject (the key's own, or its account's),
+// both under their shards' locks, taken in shard order.
 func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day int, mode Mode) (Decision, error) {
 	t := m.now()
 	now := int64(t.Sub(m.base))
-	sh := &m.shards[maphash.String(m.seed, key)%uint64(len(m.shards))]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	b := sh.buckets[key]
-	if b == nil {
-		b = &bucket{day: day}
-		sh.buckets[key] = b
+	subject := lim.dailySubject(key)
+	rs, ds := m.shardOf(key), m.shardOf(subject)
+	first, second := rs, ds
+	if first > second {
+		first, second = second, first
 	}
-	if b.day != day {
-		b.day, b.dailyUsed = day, 0
+	m.shards[first].mu.Lock()
+	defer m.shards[first].mu.Unlock()
+	if second != first {
+		m.shards[second].mu.Lock()
+		defer m.shards[second].mu.Unlock()
 	}
-	d := Decision{CurrentRate: b.offer(now, cost), DailyUsed: b.dailyUsed}
-	if lim.Daily > 0 && b.dailyUsed+cost > lim.Daily {
+	rb := m.shards[rs].bucket(key, day)
+	db := rb
+	if subject != key {
+		db = m.shards[ds].bucket(subject, day)
+	}
+	if db.day != day {
+		db.day, db.dailyUsed = day, 0
+	}
+	d := Decision{CurrentRate: rb.offer(now, cost), DailyUsed: db.dailyUsed}
+	if mode != Spend && lim.Daily > 0 && db.dailyUsed+cost > lim.Daily {
 		d.Outcome, d.RetryAfter = DailyExceeded, untilMidnight(t)
 		return d, nil
 	}
 	if mode == Admit && lim.Rate > 0 {
-		tat, wait, ok := gcra(b.tat, now, cost, lim.Rate)
+		tat, wait, ok := gcra(rb.tat, now, cost, lim.Rate)
 		if !ok {
 			d.Outcome, d.RetryAfter = RateExceeded, time.Duration(wait)
 			return d, nil
 		}
-		b.tat = tat
+		rb.tat = tat
 	}
-	b.dailyUsed += cost
-	d.DailyUsed = b.dailyUsed
+	db.dailyUsed += cost
+	d.DailyUsed = db.dailyUsed
 	return d, nil
+}
+
+func (m *Memory) shardOf(name string) int {
+	return int(maphash.String(m.seed, name) % uint64(len(m.shards)))
+}
+
+// bucket returns name's bucket, made for day when new; the caller holds
+// the shard's lock.
+func (sh *memShard) bucket(name string, day int) *bucket {
+	b := sh.buckets[name]
+	if b == nil {
+		b = &bucket{day: day}
+		sh.buckets[name] = b
+	}
+	return b
 }
 
 // forget drops every key's state (used when the Redis backend hands the

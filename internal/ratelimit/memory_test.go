@@ -90,11 +90,14 @@ func TestMemoryDaily(t *testing.T) {
 	if d := take(30, Admit); d.Outcome != DailyExceeded || d.RetryAfter != time.Minute || d.DailyUsed != 80 {
 		t.Fatalf("over budget: %+v", d)
 	}
-	if d := take(20, Charge); d.Outcome != OK || d.DailyUsed != 100 {
-		t.Fatalf("charge to the budget: %+v", d)
+	if d := take(20, Spend); d.Outcome != OK || d.DailyUsed != 100 {
+		t.Fatalf("spend to the budget: %+v", d)
 	}
-	if d := take(1, Charge); d.Outcome != DailyExceeded {
-		t.Fatalf("charge over budget: %+v", d)
+	if d := take(0, Spend); d.Outcome != OK || d.DailyUsed != 100 {
+		t.Fatalf("reading the spend: %+v", d)
+	}
+	if d := take(5, Spend); d.Outcome != OK || d.DailyUsed != 105 {
+		t.Fatalf("spend is never refused (notifications already written): %+v", d)
 	}
 	clk.advance(time.Minute) // 00:00 UTC: a new day
 	if d := take(100, Admit); d.Outcome != OK || d.DailyUsed != 100 {

@@ -22,6 +22,9 @@ type Meter struct {
 	Costs   *Costs
 	// Usage, when set, receives one count per call.
 	Usage *Usage
+	// Notes, when set, charges subscription notifications (made once,
+	// shared by every generation's Meter).
+	Notes *Notes
 	// now is the clock (tests pin it); nil means time.Now.
 	now func() time.Time
 	day atomic.Pointer[cachedDay]
@@ -61,7 +64,7 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 	if key == nil || total == 0 {
 		return nil
 	}
-	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits()}
+	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
 	if lim.Unlimited() {
 		return nil
 	}
@@ -75,15 +78,23 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 	}
 	m.Limiter.metrics.refused.WithLabelValues(reason, n.Name).Inc()
 	if m.Usage != nil {
-		day := m.today()
+		day, kind := m.today(), refusedKind(d.Outcome)
 		for _, c := range calls {
-			m.Usage.Add(day, key.ID, n.Name, usageMethod(c, nil), 0, keys.UsageErrors{RateLimited: 1})
+			m.Usage.Add(day, key.ID, n.Name, usageMethod(c, nil), 0, kind)
 		}
 		for range invalid {
-			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, keys.UsageErrors{RateLimited: 1})
+			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, kind)
 		}
 	}
 	return refusal(d, lim)
+}
+
+// refusedKind is how the usage records count a refused request's calls.
+func refusedKind(o Outcome) keys.UsageErrors {
+	if o == DailyExceeded {
+		return keys.UsageErrors{Daily: 1}
+	}
+	return keys.UsageErrors{RateLimited: 1}
 }
 
 // refusal is the 429 answer of docs/spec.md for a decision.
@@ -127,40 +138,17 @@ func (m *Meter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Cal
 	}
 }
 
-// Charge spends credits from key's daily budget for something the client
-// did not request each time (a WebSocket subscription's notification) and
-// counts it under method. It reports false once the daily credits are
-// spent: the caller then closes the connection (DailyCloseReason).
-func (m *Meter) Charge(ctx context.Context, key *keys.Key, network, method string, credits int64) bool {
-	if key == nil {
-		return true
+// Notifications opens the account key's subscription notifications on
+// n are charged to (Notes); nil when nothing is charged.
+func (m *Meter) Notifications(ctx context.Context, key *keys.Key, n *pipeline.Network) *NoteAccount {
+	if m.Notes == nil || key == nil {
+		return nil
 	}
-	lim := Limits{Daily: key.DailyCredits()}
-	ok := true
-	if lim.Daily > 0 {
-		ok = m.Limiter.Take(ctx, key.ID, credits, lim, Charge).Outcome == OK
-	}
-	if m.Usage != nil {
-		if ok {
-			m.Usage.Add(m.today(), key.ID, network, method, credits, keys.UsageErrors{})
-		} else {
-			m.Usage.Add(m.today(), key.ID, network, method, 0, keys.UsageErrors{RateLimited: 1})
-		}
-	}
-	return ok
-}
-
-// ChargeNotification spends one notification's credits; when the daily
-// credits are spent it says so with the close reason for the connection.
-func (m *Meter) ChargeNotification(ctx context.Context, key *keys.Key, n *pipeline.Network) (ok bool, closeReason string) {
 	network := ""
 	if n != nil {
 		network = n.Name
 	}
-	if m.Charge(ctx, key, network, NotificationMethod, m.Costs.Notification()) {
-		return true, ""
-	}
-	return false, DailyCloseReason
+	return m.Notes.Open(ctx, key, network, m.Costs.Notification())
 }
 
 // DailyCloseReason is the WebSocket close reason when a connection's key

@@ -93,9 +93,6 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	if e == nil || e.Status != 429 || e.Message != "daily request count exceeded, request rate limited" || e.Header.Get("Retry-After") == "" {
 		t.Fatalf("daily refusal = %+v", e)
 	}
-	if !m2.Charge(context.Background(), daily, "mainnet", "eth_subscription", 20) || m2.Charge(context.Background(), daily, "mainnet", "eth_subscription", 1) {
-		t.Fatal("charge does not stop at the daily budget")
-	}
 }
 
 // flaky fails its first flushes, then passes them to the store.

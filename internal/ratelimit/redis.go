@@ -17,7 +17,7 @@ import (
 // KEYS[2] is the day's credit counter.
 //
 // ARGV: cost, rate (credits/s, 0 none), daily (0 none), mode (0 admit,
-// 1 charge), daily key TTL (s).
+// 1 spend: never refused), daily key TTL (s).
 // The arrival time is kept as a float (µs with a fraction), so that a
 // cost of a fraction of a microsecond at a high rate is not rounded up;
 // it is written with %.17g because Lua's default number format (%.14g)
@@ -50,7 +50,7 @@ local cur = math.floor((wp * (1 - frac) + wc) * 1000)
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local outcome = 0
 local wait = 0
-if daily > 0 and used + cost > daily then
+if mode ~= 1 and daily > 0 and used + cost > daily then
   outcome = 2
 elseif mode == 0 and rate > 0 then
   if tat < now then tat = now end
@@ -91,7 +91,7 @@ const dailyTTL = 48 * time.Hour
 
 // Take implements Backend with one EVALSHA round trip.
 func (r *Redis) Take(ctx context.Context, key string, cost int64, lim Limits, day int, mode Mode) (Decision, error) {
-	keys := []string{r.prefix + ":r:" + key, r.prefix + ":d:" + key + ":" + strconv.Itoa(day)}
+	keys := []string{r.prefix + ":r:" + key, r.prefix + ":d:" + lim.dailySubject(key) + ":" + strconv.Itoa(day)}
 	rate := strconv.FormatFloat(lim.Rate, 'f', -1, 64)
 	res, err := takeScript.Run(ctx, r.client, keys, cost, rate, lim.Daily, int(mode), int(dailyTTL/time.Second)).Int64Slice()
 	if err != nil {

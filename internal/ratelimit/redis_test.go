@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 func TestRedisBackend(t *testing.T) {
@@ -36,7 +37,7 @@ func TestRedisBackend(t *testing.T) {
 			t.Fatalf("refused after Retry-After: %+v", d)
 		}
 	})
-	t.Run("daily budget, charge mode and isolation", func(t *testing.T) {
+	t.Run("daily budget, spend mode and isolation", func(t *testing.T) {
 		lim := Limits{Daily: 100}
 		if d := take("daily", 90, lim, Admit); d.Outcome != OK || d.DailyUsed != 90 {
 			t.Fatalf("first: %+v", d)
@@ -44,8 +45,14 @@ func TestRedisBackend(t *testing.T) {
 		if d := take("daily", 20, lim, Admit); d.Outcome != DailyExceeded || d.DailyUsed != 90 || d.RetryAfter <= 0 {
 			t.Fatalf("over: %+v", d)
 		}
-		if d := take("daily", 10, lim, Charge); d.Outcome != OK || d.DailyUsed != 100 {
-			t.Fatalf("charge: %+v", d)
+		if d := take("daily", 10, lim, Spend); d.Outcome != OK || d.DailyUsed != 100 {
+			t.Fatalf("spend: %+v", d)
+		}
+		if d := take("daily", 5, lim, Spend); d.Outcome != OK || d.DailyUsed != 105 {
+			t.Fatalf("spend is never refused: %+v", d)
+		}
+		if d := take("daily", 0, lim, Spend); d.Outcome != OK || d.DailyUsed != 105 {
+			t.Fatalf("reading the spend: %+v", d)
 		}
 		if d := take("other", 100, lim, Admit); d.Outcome != OK || d.DailyUsed != 100 {
 			t.Fatalf("another key is charged for the first: %+v", d)
@@ -75,7 +82,7 @@ func TestLimiterFallsBackAndReturns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	waitFor(t, "both replicas seen", func() bool { return a.Shared() && a.Replicas() == 2 && b.Replicas() == 2 })
+	testenv.WaitFor(t, 5*time.Second, "both replicas seen", func() bool { return a.Shared() && a.Replicas() == 2 && b.Replicas() == 2 })
 	ctx := context.Background()
 	lim := Limits{Rate: 100, Daily: 1000}
 	// Shared: one key's burst is 100 credits across both replicas.
@@ -92,7 +99,7 @@ func TestLimiterFallsBackAndReturns(t *testing.T) {
 	if d.Outcome != OK || time.Since(start) > time.Second {
 		t.Fatalf("fallback take: %+v after %s", d, time.Since(start))
 	}
-	waitFor(t, "both replicas on local limits", func() bool { return !a.Shared() && !b.Shared() })
+	testenv.WaitFor(t, 5*time.Second, "both replicas on local limits", func() bool { return !a.Shared() && !b.Shared() })
 	// Local share: half the rate, so a burst of 50 credits per replica.
 	if d := b.Take(ctx, "fresh", 50, lim, Admit); d.Outcome != OK {
 		t.Fatalf("local half burst: %+v", d)
@@ -109,20 +116,9 @@ func TestLimiterFallsBackAndReturns(t *testing.T) {
 	}
 
 	proxy.Restore()
-	waitFor(t, "shared again", func() bool { return a.Shared() && b.Shared() })
+	testenv.WaitFor(t, 5*time.Second, "shared again", func() bool { return a.Shared() && b.Shared() })
 	before, _ := c.Get(ctx, prefix+":d:k:"+strconv.Itoa(dayOf(time.Now()))).Int64()
 	if d := a.Take(ctx, "k", 5, lim, Admit); d.Outcome != OK || d.DailyUsed != before+5 {
 		t.Fatalf("after Redis returned: %+v (Redis had %d)", d, before)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

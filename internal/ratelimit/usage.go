@@ -56,6 +56,11 @@ func NewUsage(sink UsageSink, every time.Duration) *Usage {
 
 // Add counts one call.
 func (u *Usage) Add(day, keyID, network, method string, credits int64, errs keys.UsageErrors) {
+	u.AddN(day, keyID, network, method, 1, credits, errs)
+}
+
+// AddN counts n calls (or notifications) of credits in all.
+func (u *Usage) AddN(day, keyID, network, method string, n, credits int64, errs keys.UsageErrors) {
 	k := usageKey{day: day, key: keyID, network: network, method: method}
 	u.mu.Lock()
 	c := u.pending[k]
@@ -63,7 +68,7 @@ func (u *Usage) Add(day, keyID, network, method string, credits int64, errs keys
 		c = &usageCounts{}
 		u.pending[k] = c
 	}
-	c.requests++
+	c.requests += n
 	c.credits += credits
 	c.errors.Add(errs)
 	u.mu.Unlock()

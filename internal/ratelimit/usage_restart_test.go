@@ -10,6 +10,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestUsageSurvivesRestart counts requests across a restart of nodegate:
@@ -70,7 +71,7 @@ func TestUsageSurvivesRestart(t *testing.T) {
 	}
 	// The admin API sees the counts once the periodic flush ran.
 	var last []byte
-	waitFor(t, "usage through the admin API", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "usage through the admin API", func() bool {
 		req, _ := http.NewRequest("GET", "http://"+s.AdminAddr()+"/admin/keys/"+id+"/usage?days=2", nil)
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		resp, err := client.Do(req)

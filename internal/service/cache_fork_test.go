@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // sendTransfer sends 1 wei from the first dev account and returns its hash
@@ -57,17 +56,15 @@ func rpcResult(t *testing.T, url, method, params string) json.RawMessage {
 
 // tryResult is rpcResult for waits: an error answer is not fatal.
 func tryResult(url, method, params string) (json.RawMessage, error) {
-	resp, err := http.Post(url, "application/json", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)))
+	_, raw, err := testenv.Post(context.Background(), nil, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params))
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	var a struct {
 		ID     json.RawMessage
 		Result json.RawMessage
 		Error  json.RawMessage
 	}
-	raw, _ := io.ReadAll(resp.Body)
 	if err := json.Unmarshal(raw, &a); err != nil || a.Error != nil || string(a.ID) != "7" {
 		return nil, fmt.Errorf("%s %s: %s", method, params, raw)
 	}
@@ -121,14 +118,14 @@ func TestCacheKeepsOnlyFinalAnswers(t *testing.T) {
 	// A transfer in an early block, then blocks until the dev chain's
 	// finality (every 32 blocks) covers it.
 	final := sendTransfer(t, ec, node)
-	waitFor(t, "the transfer is mined", func() bool { return len(rpcResult(t, url, "eth_getTransactionReceipt", `["`+final.Hex()+`"]`)) > 4 })
+	testenv.WaitFor(t, 30*time.Second, "the transfer is mined", func() bool { return len(rpcResult(t, url, "eth_getTransactionReceipt", `["`+final.Hex()+`"]`)) > 4 })
 	for chain.CurrentBlock().Number.Uint64() < 32 {
 		if err := node.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pool := s.Networks[0].Pool
-	waitFor(t, "the pool knows block 32 is final", func() bool { return pool.Finalized() >= 32 })
+	pool := s.Networks()[0].Pool
+	testenv.WaitFor(t, 30*time.Second, "the pool knows block 32 is final", func() bool { return pool.Finalized() >= 32 })
 
 	before := cacheHits(t, s)
 	for range 3 {
@@ -142,7 +139,7 @@ func TestCacheKeepsOnlyFinalAnswers(t *testing.T) {
 	// A transfer in block 33: not final.
 	pending := sendTransfer(t, ec, node)
 	var dropped string
-	waitFor(t, "the second transfer is mined", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "the second transfer is mined", func() bool {
 		r := rpcResult(t, url, "eth_getTransactionReceipt", `["`+pending.Hex()+`"]`)
 		if len(r) > 4 {
 			dropped = blockHashOf(t, r)
@@ -171,7 +168,7 @@ func TestCacheKeepsOnlyFinalAnswers(t *testing.T) {
 	if err := node.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the transfer is in the new branch", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "the transfer is in the new branch", func() bool {
 		// Right after the fork the head is lower than the highest seen:
 		// the pool may answer "upstream unavailable" until the new branch
 		// is as high (docs/pools.md, lag_memory).
@@ -192,16 +189,5 @@ func TestCacheKeepsOnlyFinalAnswers(t *testing.T) {
 	rpcResult(t, url, "eth_getTransactionReceipt", `["`+final.Hex()+`"]`)
 	if cacheHits(t, s) == before {
 		t.Fatal("the final receipt is no longer served from the cache")
-	}
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -31,12 +31,9 @@ type chainCheck struct {
 	from string // where want came from
 }
 
-func newChainCheck(nc config.Network, firstMember upstream.Upstream) *chainCheck {
-	c := &chainCheck{network: nc.Name, method: "eth_chainId", first: firstMember}
-	if nc.Family == "starknet" {
-		c.method = "starknet_chainId"
-	}
-	if nc.ChainID != 0 && nc.Family != "starknet" {
+func newChainCheck(nc config.Network, fam family, firstMember upstream.Upstream) *chainCheck {
+	c := &chainCheck{network: nc.Name, method: fam.chainIDMethod(), first: firstMember}
+	if nc.ChainID != 0 && fam.numericChainID() {
 		c.want, c.from = strconv.FormatUint(nc.ChainID, 10), "chain_id"
 	}
 	return c

@@ -16,11 +16,16 @@ func (s *Service) Drain() {
 	for _, l := range s.listeners {
 		l.srv.SetKeepAlivesEnabled(false)
 	}
-	slog.Info("draining: /ready answers 503; listeners keep serving until shutdown", "drain_delay", s.Config.Shutdown.DrainDelay)
+	slog.Info("draining: /ready answers 503; listeners keep serving until shutdown", "drain_delay", s.DrainDelay())
 }
 
 // Draining reports whether Drain was called.
 func (s *Service) Draining() bool { return s.draining.Load() }
 
-// DrainDelay is how long the listeners keep serving after Drain.
+// DrainDelay is how long the listeners keep serving after Drain (the
+// running configuration's: SIGHUP changes it).
 func (s *Service) DrainDelay() time.Duration { return s.current().cfg.Shutdown.DrainDelay }
+
+// ShutdownTimeout is how long calls in flight get once the listeners stop
+// (the running configuration's: SIGHUP changes it).
+func (s *Service) ShutdownTimeout() time.Duration { return s.current().cfg.Shutdown.Timeout }

@@ -17,6 +17,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -36,7 +37,7 @@ func TestReadyFollowsUpstream(t *testing.T) {
 		t.Fatalf("ready with a live upstream: %d %+v", code, st)
 	}
 	node.kill()
-	waitFor(t, 20*time.Second, "/ready 503", func() bool {
+	testenv.WaitFor(t, 20*time.Second, "/ready 503", func() bool {
 		code, st := ready(t, s.URL())
 		return code == 503 && st.Status == "unavailable" && slices.Equal(st.Networks, []string{"default"})
 	})
@@ -44,7 +45,7 @@ func TestReadyFollowsUpstream(t *testing.T) {
 		t.Fatalf("/health while the upstream is down: %v %v", resp, err)
 	}
 	node.restart()
-	waitFor(t, 30*time.Second, "/ready 200 again", func() bool {
+	testenv.WaitFor(t, 30*time.Second, "/ready 200 again", func() bool {
 		code, _ := ready(t, s.URL())
 		return code == 200
 	})
@@ -132,7 +133,7 @@ shutdown: { drain_delay: 1500ms, timeout: 10s }
 	}()
 	time.Sleep(500 * time.Millisecond) // the slow call is in flight
 	p.signal(syscall.SIGTERM)
-	waitFor(t, 5*time.Second, "/ready draining", func() bool {
+	testenv.WaitFor(t, 5*time.Second, "/ready draining", func() bool {
 		code, st := ready(t, p.url)
 		return code == 503 && st.Status == "draining"
 	})
@@ -203,8 +204,8 @@ func TestChainIDCheck(t *testing.T) {
 	if !st["dev"].Healthy || st["other"].Healthy || !strings.Contains(st["other"].LastError, "not the network's 1337") {
 		t.Fatalf("at start: %+v", st)
 	}
-	if s.Networks[0].ChainID != 1337 {
-		t.Fatalf("network chain id %d", s.Networks[0].ChainID)
+	if s.Networks()[0].ChainID != 1337 {
+		t.Fatalf("network chain id %d", s.Networks()[0].ChainID)
 	}
 	for range 20 { // every call goes to the member on the right chain
 		if code, body := rpc(t, http.DefaultClient, s.URL()+"/v3/"+s.GeneratedKey, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`); code != 200 || !strings.Contains(body, `"0x539"`) {
@@ -214,9 +215,9 @@ func TestChainIDCheck(t *testing.T) {
 	// The dev node comes back on its port as a node of the other chain.
 	addr := dev.addr
 	dev.kill()
-	waitFor(t, 20*time.Second, "dev out", func() bool { return !status()["dev"].Healthy })
+	testenv.WaitFor(t, 20*time.Second, "dev out", func() bool { return !status()["dev"].Healthy })
 	startNode(t, chainDir, addr)
-	waitFor(t, 20*time.Second, "dev kept out after reconnecting", func() bool {
+	testenv.WaitFor(t, 20*time.Second, "dev kept out after reconnecting", func() bool {
 		return strings.Contains(status()["dev"].LastError, "kept out of service")
 	})
 	time.Sleep(time.Second)
@@ -258,7 +259,7 @@ func TestReadyEmbeddedDefault(t *testing.T) {
 	if code, st := ready(t, s.URL()); code != 200 || st.Status != "ready" {
 		t.Fatalf("embedded default: %d %+v", code, st)
 	}
-	for _, n := range s.Networks {
+	for _, n := range s.Networks() {
 		for _, m := range n.Pool.Status() {
 			if !m.Healthy {
 				t.Fatalf("%s/%s out: %s", n.Name, m.Name, m.LastError)

@@ -23,13 +23,23 @@ type generation struct {
 // current is the generation new requests are served by.
 func (s *Service) current() *generation { return s.gen.Load() }
 
+// Networks are the served networks with their pools: the current
+// generation's (nil before Start). Networks live only in the generation, so
+// a reload and a reader (the metrics scrape) never race.
+func (s *Service) Networks() []*pipeline.Network {
+	if g := s.current(); g != nil {
+		return g.networks
+	}
+	return nil
+}
+
 // newGeneration builds the ingress servers of cfg over networks; nothing
 // serves them until it is published.
 func (s *Service) newGeneration(cfg config.Config, networks []*pipeline.Network) *generation {
 	g := &generation{cfg: cfg, networks: networks}
 	var metering ingress.Metering
 	if s.Limiter != nil {
-		metering = &ratelimit.Meter{Limiter: s.Limiter, Costs: ratelimit.NewCosts(cfg.Credits), Usage: s.Usage}
+		metering = &ratelimit.Meter{Limiter: s.Limiter, Costs: ratelimit.NewCosts(cfg.Credits), Usage: s.Usage, Notes: s.Notes}
 	}
 	p := pipeline.Build(pipeline.Options{Observer: s.observer})
 	for _, r := range routers(cfg, networks) {

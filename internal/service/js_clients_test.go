@@ -1,11 +1,9 @@
 package service_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -47,7 +45,7 @@ func TestJavaScriptClients(t *testing.T) {
 			cmd.Dir = jsDir
 			cmd.Env = os.Environ()
 			if tc.tls {
-				cmd.Env = append(cmd.Env, "NODE_EXTRA_CA_CERTS="+s.SelfSignedPath)
+				cmd.Env = append(cmd.Env, "NODE_EXTRA_CA_CERTS="+s.LocalCA.Path)
 			}
 			out, err := cmd.CombinedOutput()
 			t.Logf("%s", out)
@@ -60,38 +58,5 @@ func TestJavaScriptClients(t *testing.T) {
 
 // npmCI installs the ethers/viem checks' locked packages.
 func npmCI(t *testing.T) {
-	npmCIIn(t, jsDir, `"node_modules/ethers": {`+"\n"+`      "version": "6.17.0"`, `"node_modules/viem": {`+"\n"+`      "version": "2.57.20"`)
+	testenv.NPMCI(t, jsDir, `"node_modules/ethers": {`+"\n"+`      "version": "6.17.0"`, `"node_modules/viem": {`+"\n"+`      "version": "2.57.20"`)
 }
-
-// npmCIIn runs `npm ci` in dir unless node_modules already matches the
-// lock file: npm writes its own copy of the lock there, and both must name
-// every pin (the locked versions of the packages the check imports).
-func npmCIIn(t *testing.T, dir string, pins ...string) {
-	t.Helper()
-	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if installed, err := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil && len(installed) > 0 && sameDeps(lock, installed, pins) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-}
-
-// sameDeps is a cheap check that the installed tree came from this lock.
-func sameDeps(lock, installed []byte, pins []string) bool {
-	for _, pin := range pins {
-		if !contains(lock, pin) || !contains(installed, pin) {
-			return false
-		}
-	}
-	return true
-}
-
-func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }

@@ -17,6 +17,12 @@ func (s *Service) startKeys(ctx context.Context) error {
 		return err
 	}
 	plans := s.Config.KeyPlans()
+	// The configuration's plans are the seed of the store's, which every
+	// replica grants (keys/plans_store.go).
+	if _, err := store.PublishPlans(ctx, plans); err != nil {
+		store.Close()
+		return err
+	}
 	s.KeyStore = store
 	s.KeyManager = &keys.Manager{Store: store, Plans: plans}
 	cache, err := keys.NewCache(ctx, store, plans, keys.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh})
@@ -25,6 +31,7 @@ func (s *Service) startKeys(ctx context.Context) error {
 		return err
 	}
 	s.Keys = cache
+	s.KeyManager.Source = cache
 	return nil
 }
 
@@ -57,6 +64,7 @@ func (s *Service) startAdmin() error {
 	token := s.Config.AdminToken()
 	s.Admin = admin.New(token)
 	admin.RegisterKeys(s.Admin, s.KeyManager)
+	admin.RegisterAccounts(s.Admin, s.Accounts)
 	s.Admin.Handle("/admin/upstreams", s.UpstreamsHandler())
 	s.Admin.Handle("GET /metrics", s.Metrics.Handler())
 	admin.RegisterDashboard(s.Admin)
@@ -70,7 +78,7 @@ func (s *Service) startAdmin() error {
 		return nil
 	}
 	var err error
-	s.adminListener, s.adminHTTP, err = serveSide("admin", s.Config.Admin.Listen, s.Admin)
+	s.adminListener, s.adminHTTP, err = serveSide("admin", "--admin-listen (admin.listen)", s.Config.Admin.Listen, s.Admin)
 	return err
 }
 

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +13,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const adminToken = "service-test-admin-token"
@@ -47,13 +48,8 @@ const blockNumber = `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params"
 
 func post(t *testing.T, s *Service, key string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(s.URL()+"/v3/"+key, "application/json", strings.NewReader(blockNumber))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	status, b := testenv.PostJSON(t, s.URL()+"/v3/"+key, blockNumber)
+	return status, string(b)
 }
 
 // TestFirstStartCreatesAndReusesKey: a fresh data dir gets a team key on the
@@ -163,6 +159,55 @@ func TestAdminListenerWithoutToken(t *testing.T) {
 	s := start(t, cfg)
 	if addr := s.AdminAddr(); addr != "" {
 		t.Fatalf("admin listener on %s without a token", addr)
+	}
+}
+
+// TestListenerTakenNamesSetting: a second instance whose admin or main
+// port is taken fails with an error that names the flag to change.
+func TestListenerTakenNamesSetting(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, tc := range []struct {
+		name string
+		edit func(*config.Config)
+		want string
+	}{
+		{"admin", func(c *config.Config) { c.Admin.Listen = taken.Addr().String() }, "--admin-listen"},
+		{"metrics", func(c *config.Config) { c.Metrics.Listen = taken.Addr().String() }, "--metrics-listen"},
+		{"main", func(c *config.Config) { c.Listen = taken.Addr().String() }, "--listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t)
+			tc.edit(&cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			s, err := Start(ctx, cfg)
+			if err == nil {
+				stop(t, s)
+				t.Fatal("started on a taken port")
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), taken.Addr().String()) {
+				t.Fatalf("error %q does not name %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReloadShutdown: SIGHUP's reload changes how the next stop drains:
+// the drain delay and the calls' timeout come from the running config.
+func TestReloadShutdown(t *testing.T) {
+	cfg := testConfig(t)
+	s := start(t, cfg)
+	next := cfg
+	next.Shutdown.DrainDelay, next.Shutdown.Timeout = 7*time.Second, 3*time.Second
+	if err := s.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if s.DrainDelay() != 7*time.Second || s.ShutdownTimeout() != 3*time.Second {
+		t.Fatalf("after reload: drain delay %v, timeout %v", s.DrainDelay(), s.ShutdownTimeout())
 	}
 }
 

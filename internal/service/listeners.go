@@ -71,7 +71,10 @@ func (s *Service) listenAll() error {
 					"listen", addr, "network", names[i])
 				continue
 			}
-			return err
+			if i == 0 {
+				return fmt.Errorf("%w (set --listen (listen) to another address)", err)
+			}
+			return fmt.Errorf("%w (the listener of network %s: --starknet-listen for the embedded devnet, else networks[].listen)", err, names[i])
 		}
 	}
 	return nil
@@ -86,6 +89,10 @@ func (s *Service) open(network, addr string, index int) error {
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == readyPath {
 				s.serveReady(w, r)
+				return
+			}
+			if index == 0 && customerPath(r.URL.Path) {
+				s.customer.ServeHTTP(w, r)
 				return
 			}
 			s.current().handlers[index].ServeHTTP(w, r)

@@ -24,7 +24,7 @@ func TestMemberBatchSize(t *testing.T) {
 		{"embedded devnet, default", methods.FamilyStarknet, config.Upstream{URL: config.EmbeddedURL}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := memberBatchSize(tc.family, tc.uc); got != tc.want {
+			if got := families[string(tc.family)].memberBatchSize(tc.uc); got != tc.want {
 				t.Fatalf("batch size %d, want %d", got, tc.want)
 			}
 		})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/cache"
@@ -15,61 +14,54 @@ import (
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/redis/go-redis/v9"
 )
 
 // buildNetwork makes a network's pool (starting the embedded node when it
-// is one of the upstreams), its partners, its route and the stages of its
-// family (familyStages).
+// is one of the upstreams), its partners, its route and its stages, each
+// from what the network's family answers (family.go).
 func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config.Network) (*pipeline.Network, error) {
-	family := methods.FamilyEVM
-	if nc.Family == string(methods.FamilyStarknet) {
-		family = methods.FamilyStarknet
-	}
-	table := methods.NewTable(family)
+	fam := familyOf(nc)
+	table := methods.NewTable(fam.methods())
+	table.MarkIdempotent(nc.IdempotentMethods)
 	pcfg := poolConfig(nc.Pool)
+	pcfg.HeadMethod = fam.headMethod()
 	var members []upstream.MemberConfig
 	for _, uc := range nc.Upstreams {
-		var (
-			u   upstream.Upstream
-			err error
-		)
-		if family == methods.FamilyStarknet {
-			u, err = s.makeStarknetUpstream(uc, nc, table)
-			pcfg.HeadMethod = "starknet_blockNumber"
-		} else {
-			u, err = s.makeUpstream(ctx, cfg, uc)
-		}
+		u, err := fam.upstream(ctx, s, cfg, nc, uc, table)
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
-		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: memberBatchSize(family, uc)})
+		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.memberBatchSize(uc)})
 	}
-	pcfg.TrackFinalized = family == methods.FamilyEVM && nc.Cache.On() // the cache keeps only what is final
+	caches := fam.caches() && nc.Cache.On()
+	pcfg.TrackFinalized = caches // the cache keeps only what is final
 	var check *chainCheck
 	if len(members) > 0 {
-		check = newChainCheck(nc, members[0].Upstream)
+		check = newChainCheck(nc, fam, members[0].Upstream)
 		pcfg.Check = check.check
 	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
-		Name: nc.Name, Family: family, ChainID: nc.ChainID, Methods: table, Pool: pool,
+		Name: nc.Name, Family: fam.methods(), ChainID: nc.ChainID, Methods: table, Pool: pool,
 		Route: &pipeline.Route{FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics},
 	}
-	if family == methods.FamilyEVM && nc.Cache.On() {
+	if caches {
 		c, err := s.newCache(nc)
 		if err != nil {
 			return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 		}
 		n.Route.Cache = c
 	}
-	if family == methods.FamilyEVM && s.Node != nil && n.ChainID == 0 {
+	numeric := fam.numericChainID()
+	if numeric && s.Node != nil && n.ChainID == 0 {
 		n.ChainID = s.Node.ChainID()
 	}
 	if len(nc.Partners) > 0 {
 		var partners []upstream.MemberConfig
 		for _, pc := range nc.Partners {
-			u, err := upstream.NewHTTPWithHeaders(pc.URL, pc.Headers)
+			u, err := transport.NewHTTPWithHeaders(pc.URL, pc.Headers)
 			if err != nil {
 				return nil, fmt.Errorf("network %s: partner %s: %w", nc.Name, pc.Name, err)
 			}
@@ -79,43 +71,20 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
 		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
 	}
-	stages, err := familyStages(ctx, cfg, nc, family, pool)
+	stages, err := fam.stages(ctx, cfg, nc, pool)
 	if err != nil {
 		return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 	}
 	n.Stages = stages
 	n.Subs = s.startSubs(pool)
 	s.watch(n)
-	if family == methods.FamilyEVM && n.ChainID == 0 && check != nil {
+	if numeric && n.ChainID == 0 && check != nil {
 		n.ChainID = check.chainID() // the first member's, checked at start
 	}
 	s.genMu.Lock()
 	s.built = append(s.built, n)
 	s.genMu.Unlock()
 	return n, nil
-}
-
-// familyStages are the stages a network's family brings, with what each
-// holds (pipeline.EVM, pipeline.Starknet): the EVM family its limits, the
-// head's gas limit for the gas cap and, on the embedded node, each key's
-// share of this process's CPUs; the Starknet family its pending-pool
-// reader.
-func familyStages(ctx context.Context, cfg config.Config, nc config.Network, family methods.Family, pool *upstream.Pool) ([]pipeline.Stage, error) {
-	switch family {
-	case methods.FamilyStarknet:
-		p, err := newPending(ctx, nc, pool)
-		if err != nil {
-			return nil, err
-		}
-		return pipeline.Starknet{Pending: p}.Stages(), nil
-	default:
-		evm := pipeline.EVM{Limits: limits.FromConfig(cfg.Limits), Gas: pool} // the pool knows its head block's gas limit
-		if servesEmbedded(nc) {
-			// eth_call runs on this process's CPUs: one key gets half.
-			evm.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
-		}
-		return evm.Stages(), nil
-	}
 }
 
 // servesEmbedded reports whether the embedded node is one of nc's upstreams.
@@ -147,22 +116,26 @@ func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config
 		return named{u, uc.Name}, nil
 	}
 	if s.Node == nil {
-		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime,
+		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime, MaxChainBytes: cfg.Node.MaxChainBytes,
 			GasCapFactor: limits.FromConfig(cfg.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}
 		s.Node = n
 	}
-	return upstream.NewInProc(upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, s.Node.Server()), nil
+	// Named as configured ({ name: local, url: embedded } is "local").
+	return named{transport.NewInProc(upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, s.Node.Server()), uc.Name}, nil
 }
 
-// watch starts head tracking and reports health changes as metrics.
+// watch starts head tracking and reports health changes as metrics; the
+// pool is given its observer (every attempt, internal/observe) and its
+// health callback before it starts.
 func (s *Service) watch(n *pipeline.Network) {
 	for _, p := range []*upstream.Pool{n.Pool, n.Partners} {
 		if p == nil {
 			continue
 		}
+		p.Observer = s.observer
 		p.OnChange = func(member string, healthy bool) {
 			state, up := "down", 0.0
 			if healthy {
@@ -186,6 +159,7 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 	return upstream.PoolConfig{
 		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
 		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
+		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(),
 	}
 }
 
@@ -211,6 +185,14 @@ type named struct {
 // Unwrap is the named upstream, for what it can do besides calls
 // (upstream.SubscriberOf).
 func (n named) Unwrap() upstream.Upstream { return n.Upstream }
+
+// Close closes the named upstream's connection, when it holds one
+// (ws(s):// upstreams; closeNetwork).
+func (n named) Close() {
+	if c, ok := n.Upstream.(interface{ Close() }); ok {
+		c.Close()
+	}
+}
 
 func (n named) Name() string {
 	if n.name != "" {

@@ -2,12 +2,11 @@ package service
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const netKey = "0123456789abcdef0123456789abcdef"
@@ -24,20 +23,8 @@ type rpcAnswer struct {
 // call POSTs one request to url with the given Host header.
 func call(t *testing.T, url, host, method, params string) rpcAnswer {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if host != "" {
-		req.Host = host
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	a := rpcAnswer{status: resp.StatusCode}
+	status, raw := testenv.PostJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`, "Host", host)
+	a := rpcAnswer{status: status}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		t.Fatalf("%s: %v", raw, err)
 	}

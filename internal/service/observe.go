@@ -12,7 +12,6 @@ import (
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/logging"
 	"github.com/nodegate/nodegate/internal/observe"
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/tracing"
 )
 
@@ -45,7 +44,7 @@ func (s *Service) startObserve() error {
 	}
 	s.observer = observe.New(opts)
 	s.Metrics.Register(&observe.Live{
-		Networks:   func() []*pipeline.Network { return s.Networks },
+		Networks:   s.Networks,
 		WebSockets: s.openWebSockets,
 		Keys:       s.Keys,
 	})
@@ -54,17 +53,6 @@ func (s *Service) startObserve() error {
 
 // accessFlush is how often buffered access lines are written out.
 const accessFlush = 100 * time.Millisecond
-
-// observeNetworks lets the observer see every attempt of the networks'
-// pools (at start, and for the networks a reload builds).
-func (s *Service) observeNetworks(networks []*pipeline.Network) {
-	for _, n := range networks {
-		n.Pool.Observer = s.observer
-		if n.Partners != nil {
-			n.Partners.Observer = s.observer
-		}
-	}
-}
 
 // observeListener wraps a client listener's handler with the observer's
 // middleware (r routes Hosts to networks, for requests refused early).
@@ -95,7 +83,7 @@ func (s *Service) startMetricsListener() error {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.Metrics.Handler())
 	var err error
-	s.metricsListener, s.metricsHTTP, err = serveSide("metrics", addr, mux)
+	s.metricsListener, s.metricsHTTP, err = serveSide("metrics", "--metrics-listen (metrics.listen)", addr, mux)
 	return err
 }
 

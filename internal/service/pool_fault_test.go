@@ -20,6 +20,7 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // loadCall is one request of the mixed read load, with the answer the
@@ -149,19 +150,6 @@ func clipped(b []byte) string {
 	return string(b)
 }
 
-// waitFor polls cond every 20ms for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > d {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 // TestPoolFaults runs three `nodegate node` processes on the conformance
 // chain (one of them lagging) and a partner, puts nodegate in front, and
 // under a steady mixed load from a team key and a core key kills, restarts,
@@ -204,7 +192,7 @@ func TestPoolFaults(t *testing.T) {
 	if err := svc.Keys.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pool := svc.Networks[0].Pool
+	pool := svc.Networks()[0].Pool
 	healthy := func(name string) bool {
 		for _, st := range pool.Status() {
 			if st.Name == name {
@@ -240,13 +228,13 @@ func TestPoolFaults(t *testing.T) {
 	// Kill one node: nobody notices.
 	a.signal(syscall.SIGKILL)
 	killed := time.Now()
-	waitFor(t, 5*time.Second, "the pool to stop choosing the killed node", func() bool { return !healthy("a") })
+	testenv.WaitFor(t, 5*time.Second, "the pool to stop choosing the killed node", func() bool { return !healthy("a") })
 	t.Logf("node killed → out of the pool in %v", time.Since(killed))
 	time.Sleep(time.Second)
 
 	// Restart it: it comes back by itself.
 	a = a.restart()
-	back := waitFor(t, 10*time.Second, "the restarted node to come back", func() bool { return healthy("a") })
+	back := testenv.WaitFor(t, 10*time.Second, "the restarted node to come back", func() bool { return healthy("a") })
 	t.Logf("restarted node back in the pool %v after listening", back)
 	time.Sleep(500 * time.Millisecond)
 
@@ -254,7 +242,7 @@ func TestPoolFaults(t *testing.T) {
 	b.signal(syscall.SIGSTOP)
 	time.Sleep(1500 * time.Millisecond)
 	b.signal(syscall.SIGCONT)
-	waitFor(t, 10*time.Second, "the slow node to come back", func() bool { return healthy("b") })
+	testenv.WaitFor(t, 10*time.Second, "the slow node to come back", func() bool { return healthy("b") })
 	time.Sleep(500 * time.Millisecond)
 
 	// The lagging node was never chosen: every blockNumber answer so far was the head.
@@ -270,13 +258,13 @@ func TestPoolFaults(t *testing.T) {
 	a.kill()
 	b.kill()
 	c.kill()
-	waitFor(t, 5*time.Second, "every node out", func() bool { return !healthy("a") && !healthy("b") && !healthy("c-lagging") })
+	testenv.WaitFor(t, 5*time.Second, "every node out", func() bool { return !healthy("a") && !healthy("b") && !healthy("c-lagging") })
 	time.Sleep(1500 * time.Millisecond)
 
 	// Bring two back: recovery is automatic.
 	a.restart() // the node comes back on its address; the test reads it by name
 	b.restart()
-	waitFor(t, 10*time.Second, "recovery", func() bool { return healthy("a") && healthy("b") })
+	testenv.WaitFor(t, 10*time.Second, "recovery", func() bool { return healthy("a") && healthy("b") })
 	time.Sleep(200 * time.Millisecond)
 	cur.Store(int32(strict))
 	time.Sleep(time.Second)

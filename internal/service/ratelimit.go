@@ -8,7 +8,8 @@ import (
 )
 
 // startMetering starts the rate limiter (memory, or Redis when
-// configured) and the usage records, which the key store keeps. Each
+// configured), the usage records, which the key store keeps, and the
+// notification accounts, which spend in both. Each
 // generation prices calls with its own credit costs (generation.go).
 func (s *Service) startMetering() error {
 	rc := s.Config.RateLimit
@@ -19,6 +20,7 @@ func (s *Service) startMetering() error {
 	s.Limiter = lim
 	s.Metrics.Register(lim.Collectors()...)
 	s.Usage = ratelimit.NewUsage(s.KeyStore, rc.UsageFlush)
+	s.Notes = ratelimit.NewNotes(lim, s.Usage, 0)
 	return nil
 }
 
@@ -26,6 +28,7 @@ func (s *Service) startMetering() error {
 // closes) and leaves the fleet's replica count.
 func (s *Service) closeMetering(ctx context.Context) error {
 	var errs []error
+	s.Notes.Close(ctx) // its last counts go to the usage records
 	if s.Usage != nil {
 		errs = append(errs, s.Usage.Close(ctx))
 	}

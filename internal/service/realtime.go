@@ -10,6 +10,7 @@ import (
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
 // wsUpstreamURL reports whether the configured upstream is a ws(s):// node.
@@ -21,9 +22,9 @@ func wsUpstreamURL(raw string) bool {
 // newUpstream makes the client for a configured node URL.
 func newUpstream(raw string) (upstream.Upstream, error) {
 	if wsUpstreamURL(raw) {
-		return upstream.NewWS(raw, upstream.WSOptions{})
+		return transport.NewWS(raw, transport.WSOptions{})
 	}
-	return upstream.NewHTTP(raw)
+	return transport.NewHTTP(raw)
 }
 
 // startSubs makes a network's subscription hub over its pool: streams run

@@ -18,8 +18,9 @@ import (
 )
 
 // Reload applies a new configuration without closing a listener or a
-// connection: plans, credits, limits, WebSocket limits, and each network's
-// hosts, upstreams, partners and pool settings. A network whose settings
+// connection: plans, credits, limits, WebSocket limits, shutdown (the
+// next stop's drain delay and timeout), and each network's hosts,
+// upstreams, partners and pool settings. A network whose settings
 // changed gets new pools; requests already running finish on the old ones,
 // which close after shutdown.timeout. TLS files are re-read by their own
 // watcher on SIGHUP; the log level is the caller's (cmd/nodegate).
@@ -64,6 +65,11 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 		}
 	}
 	if !reflect.DeepEqual(cur.cfg.Plans, next.Plans) {
+		// The store's plans change for every replica (keys/plans_store.go).
+		if _, err := s.KeyStore.PublishPlans(ctx, next.KeyPlans()); err != nil {
+			s.retire(fresh)
+			return err
+		}
 		if err := s.Keys.SetPlans(ctx, next.KeyPlans(), keys.PlanTeam); err != nil {
 			s.retire(fresh)
 			return err
@@ -72,9 +78,7 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 			s.KeyManager.SetPlans(next.KeyPlans()) // the admin API creates keys on the new plans
 		}
 	}
-	s.observeNetworks(fresh)
 	s.publish(s.newGeneration(next, networks))
-	s.Networks = networks
 	if len(retired) > 0 {
 		grace := next.Shutdown.Timeout
 		time.AfterFunc(grace, func() { s.retire(retired) })
@@ -137,6 +141,7 @@ func restartOnly(a, b config.Config) []string {
 	diff("node", a.Node, b.Node)
 	diff("no_starknet", a.NoStarknet, b.NoStarknet)
 	diff("tls", a.TLS, b.TLS)
+	diff("accounts", a.Accounts, b.Accounts)
 	type shape struct{ name, family, listen string }
 	shapes := func(c config.Config) []shape {
 		var out []shape

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestReloadOnSIGHUP: a real process re-reads its config on SIGHUP
@@ -92,7 +94,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.signal(syscall.SIGHUP)
-	waitFor(t, 20*time.Second, "reload applied", func() bool {
+	testenv.WaitFor(t, 20*time.Second, "reload applied", func() bool {
 		_, body := post(batch(3))
 		return strings.Contains(body, "batch too large")
 	})
@@ -120,7 +122,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.signal(syscall.SIGHUP)
-	waitFor(t, 20*time.Second, "refusal logged", func() bool {
+	testenv.WaitFor(t, 20*time.Second, "refusal logged", func() bool {
 		return strings.Contains(p.output(), "configuration NOT reloaded") && strings.Contains(p.output(), "unknown field limits_typo")
 	})
 	// A change that needs a restart: refused whole.
@@ -128,7 +130,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.signal(syscall.SIGHUP)
-	waitFor(t, 20*time.Second, "restart-only refusal logged", func() bool {
+	testenv.WaitFor(t, 20*time.Second, "restart-only refusal logged", func() bool {
 		return strings.Contains(p.output(), "listen changed: these take effect only on a restart")
 	})
 	if _, body := post(batch(3)); !strings.Contains(body, "batch too large") {

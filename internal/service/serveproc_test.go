@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // serveProc is a `nodegate serve` process of the built binary.
@@ -136,15 +137,11 @@ func rpc(t *testing.T, client *http.Client, url, body string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
+	status, b, err := testenv.Post(ctx, client, url, body)
 	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
+		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return status, string(b)
 }
 
 // ready is GET /ready's status and body.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/nodegate/nodegate/internal/accounts"
 	"github.com/nodegate/nodegate/internal/admin"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
@@ -19,7 +20,7 @@ import (
 	"github.com/nodegate/nodegate/internal/observe"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
-	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/starknet/devnet"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/tracing"
@@ -31,7 +32,7 @@ type Service struct {
 	// Node is the embedded node (nil with an external upstream).
 	Node *evmnode.Node
 	// Devnet is the embedded Starknet devnet (nil when no network uses it).
-	Devnet *starknet.Devnet
+	Devnet *devnet.Devnet
 	// Keys serves key lookups from memory; KeyStore and KeyManager are the
 	// persistent side. GeneratedKey is set on a fresh installation's first
 	// start (no api_keys, empty store), when the first key was created:
@@ -42,21 +43,25 @@ type Service struct {
 	GeneratedKey string
 	// Admin is the admin API; register extra routes with Admin.Handle.
 	Admin *admin.Server
-	// Networks are the served networks with their pools.
-	Networks []*pipeline.Network
+	// Accounts are the customer accounts; customer serves their
+	// dashboard on the main listener (accounts.go).
+	Accounts     *accounts.Service
+	customer     http.Handler
+	stopAccounts context.CancelFunc
 	// Metrics is the service's Prometheus registry.
 	Metrics *telemetry.Registry
 	// Limiter and Usage enforce rate limits and daily credits and keep
-	// usage records (internal/ratelimit); each generation has its Meter.
+	// usage records (internal/ratelimit), Notes charges subscription
+	// notifications to both; each generation has its Meter.
 	Limiter *ratelimit.Limiter
 	Usage   *ratelimit.Usage
+	Notes   *ratelimit.Notes
 	// cacheMetrics are the networks' answer caches' metrics (network.go).
 	cacheMetrics *telemetry.CacheMetrics
 
-	// SelfSignedPEM and SelfSignedPath hold the generated certificate
-	// (tls.self_signed), for clients to trust.
-	SelfSignedPEM  []byte
-	SelfSignedPath string
+	// LocalCA is tls.self_signed's certificate authority, kept in
+	// <data_dir>/tls: clients trust its Path once (nil otherwise).
+	LocalCA *ingress.LocalCA
 
 	announceKey func(keys.Created)
 
@@ -109,6 +114,10 @@ func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.
 	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.startAccounts(); err != nil {
+		s.closeKeys(ctx)
+		return nil, err
+	}
 	if err := s.start(ctx); err != nil {
 		shutdown, cancel := context.WithTimeout(context.Background(), 5e9)
 		defer cancel()
@@ -128,15 +137,15 @@ func (s *Service) start(ctx context.Context) error {
 	if err := s.startTLS(ctx); err != nil {
 		return err
 	}
+	var networks []*pipeline.Network
 	for _, nc := range s.Config.EffectiveNetworks() {
 		n, err := s.buildNetwork(ctx, s.Config, nc)
 		if err != nil {
 			return err
 		}
-		s.Networks = append(s.Networks, n)
+		networks = append(networks, n)
 	}
-	s.observeNetworks(s.Networks)
-	s.publish(s.newGeneration(s.Config, s.Networks))
+	s.publish(s.newGeneration(s.Config, networks))
 	if err := s.listenAll(); err != nil {
 		return err
 	}
@@ -171,6 +180,9 @@ func (s *Service) close(ctx context.Context) error {
 		s.stopTLS()
 	}
 	s.closeNetworks()
+	if s.stopAccounts != nil {
+		s.stopAccounts()
+	}
 	errs = append(errs, s.closeObserve(ctx), s.closeMetering(ctx), s.closeKeys(ctx))
 	return errors.Join(errs...)
 }

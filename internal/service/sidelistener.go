@@ -10,11 +10,13 @@ import (
 )
 
 // serveSide serves h on addr for an operator's listener (admin API,
-// metrics): small headers, bounded reads. name is for errors and logs.
-func serveSide(name, addr string, h http.Handler) (net.Listener, *http.Server, error) {
+// metrics): small headers, bounded reads. name is for errors and logs;
+// setting names the flag and config field of addr, so that a port taken
+// by another instance says what to change.
+func serveSide(name, setting, addr string, h http.Handler) (net.Listener, *http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s listener on %s: %w", name, addr, err)
+		return nil, nil, fmt.Errorf("%s listener on %s: %w (set %s to another address, or \"\" to turn it off)", name, addr, err, setting)
 	}
 	srv := &http.Server{
 		Handler:           h,

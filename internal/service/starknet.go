@@ -8,7 +8,9 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/starknet/devnet"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
 // makeStarknetUpstream makes one member of a starknet network: the
@@ -17,7 +19,7 @@ import (
 // business: the network's pending stage answers them (newPending).
 func (s *Service) makeStarknetUpstream(uc config.Upstream, nc config.Network, table *methods.Table) (upstream.Upstream, error) {
 	if uc.URL != config.EmbeddedURL {
-		h, err := upstream.NewHTTP(uc.URL)
+		h, err := transport.NewHTTP(uc.URL)
 		if err != nil {
 			return nil, err
 		}
@@ -25,14 +27,15 @@ func (s *Service) makeStarknetUpstream(uc config.Upstream, nc config.Network, ta
 	}
 	if s.Devnet == nil {
 		d := nc.Starknet.Devnet
-		dev, err := starknet.NewDevnet(starknet.DevnetConfig{ChainID: d.ChainID, BlockTime: d.BlockTime, MaxPending: d.MaxPending, KeepBlocks: d.KeepBlocks})
+		dev, err := devnet.New(devnet.Config{ChainID: d.ChainID, BlockTime: d.BlockTime, MaxPending: d.MaxPending, KeepBlocks: d.KeepBlocks,
+			MaxPendingBytes: d.MaxPendingBytes, KeepBytes: d.KeepBytes, MaxAccounts: d.MaxAccounts})
 		if err != nil {
 			return nil, fmt.Errorf("embedded devnet: %w", err)
 		}
 		s.Devnet = dev
 	}
 	table.EnableDevnet()
-	return upstream.Func{ID: "embedded-starknet", Fn: s.Devnet.Do}, nil
+	return named{upstream.Func{ID: "embedded-starknet", Fn: s.Devnet.Do}, uc.Name}, nil
 }
 
 // newPending makes a starknet network's pending-pool reader, which reads
@@ -65,15 +68,4 @@ func onlyEmbedded(nc config.Network) bool {
 		}
 	}
 	return len(nc.Upstreams) > 0
-}
-
-// memberBatchSize is an upstream's batch size. A starknet network's HTTP
-// node takes upstream batches only when its batch_size says so: nodegate
-// does not assume that a Starknet node accepts them. The embedded devnet
-// does (starknet.Devnet.Do), and takes them as an EVM node does.
-func memberBatchSize(family methods.Family, uc config.Upstream) int {
-	if family == methods.FamilyStarknet && uc.URL != config.EmbeddedURL && uc.BatchSize == 0 {
-		return 1
-	}
-	return uc.BatchSize
 }

@@ -28,7 +28,7 @@ func TestStarknetJS(t *testing.T) {
 	for _, tool := range []string{"node", "npm"} {
 		testenv.Program(t, "the starknet.js check (Node.js 18+ with npm)", tool)
 	}
-	npmCIIn(t, starknetJSDir, `"node_modules/starknet": {`+"\n"+`      "version": "7.6.4"`)
+	testenv.NPMCI(t, starknetJSDir, `"node_modules/starknet": {`+"\n"+`      "version": "7.6.4"`)
 	s := start(t, func(c *config.Config) {
 		// The embedded default's networks, with one change: the devnet keeps
 		// a transaction pending 5 s rather than 1 s, so that the check reads

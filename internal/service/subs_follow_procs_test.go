@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // devChain drives blocks on several `nodegate node` dev chains at once:
@@ -54,7 +55,7 @@ func (d *devChain) feed(nodes ...*nodeProc) {
 		}
 	}
 	for _, n := range nodes {
-		waitFor(d.t, 30*time.Second, fmt.Sprintf("node %s to seal block %d", n.addr, d.head), func() bool {
+		testenv.WaitFor(d.t, 30*time.Second, fmt.Sprintf("node %s to seal block %d", n.addr, d.head), func() bool {
 			res, err := nodeResult(n.url(), "eth_blockNumber", `[]`)
 			var num hexutil.Uint64
 			return err == nil && json.Unmarshal(res, &num) == nil && uint64(num) >= d.head
@@ -210,7 +211,7 @@ func TestSubscriptionsFollowThePool(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close(context.Background())
-	hub := svc.Networks[0].Subs
+	hub := svc.Networks()[0].Subs
 	if hub == nil {
 		t.Fatal("no subscription hub over ws members")
 	}
@@ -221,7 +222,7 @@ func TestSubscriptionsFollowThePool(t *testing.T) {
 	}
 	delivered := func(what string) {
 		t.Helper()
-		waitFor(t, 30*time.Second, what, func() bool {
+		testenv.WaitFor(t, 30*time.Second, what, func() bool {
 			for _, c := range clients {
 				if c.last() < chain.head {
 					return false

@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -11,27 +9,24 @@ import (
 )
 
 // startTLS prepares the certificate when TLS is configured: files (watched
-// for changes and reloaded on SIGHUP) or a self-signed one, whose PEM is
-// written to <data_dir>/tls/self-signed.pem so that clients can trust it.
+// for changes and reloaded on SIGHUP) or, self-signed, a fresh leaf issued
+// by the local CA kept in <data_dir>/tls (made on the first start, reused
+// after, so that clients trust it once).
 func (s *Service) startTLS(ctx context.Context) error {
 	t := s.Config.TLS
 	if !t.Enabled() {
 		return nil
 	}
 	if t.SelfSigned {
-		cert, pemBytes, err := ingress.SelfSigned()
+		ca, err := ingress.OpenLocalCA(LocalCADir(s.Config.DataDir))
 		if err != nil {
 			return errTLS(err)
 		}
-		dir := filepath.Join(s.Config.DataDir, "tls")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return errTLS(fmt.Errorf("create %s: %w", dir, err))
+		cert, err := ca.Issue()
+		if err != nil {
+			return errTLS(err)
 		}
-		s.SelfSignedPath = filepath.Join(dir, "self-signed.pem")
-		if err := os.WriteFile(s.SelfSignedPath, pemBytes, 0o644); err != nil {
-			return errTLS(fmt.Errorf("write %s: %w", s.SelfSignedPath, err))
-		}
-		s.SelfSignedPEM = pemBytes
+		s.LocalCA = ca
 		s.tls = ingress.StaticCert(cert)
 		return nil
 	}
@@ -49,6 +44,9 @@ func (s *Service) startTLS(ctx context.Context) error {
 	s.tls = src
 	return nil
 }
+
+// LocalCADir is where tls.self_signed keeps its CA under a data dir.
+func LocalCADir(dataDir string) string { return filepath.Join(dataDir, "tls") }
 
 // TLSFingerprint is the SHA-256 fingerprint of the served certificate ("" without TLS).
 func (s *Service) TLSFingerprint() string {

@@ -37,7 +37,8 @@ func TestHTTPSNegotiatesHTTP2(t *testing.T) {
 	if !strings.HasPrefix(s.URL(), "https://") || !strings.HasPrefix(s.WSURL(), "wss://") {
 		t.Fatalf("urls %s %s", s.URL(), s.WSURL())
 	}
-	sum := sha256.Sum256(mustDER(t, s.SelfSignedPEM))
+	leaf := resp.TLS.PeerCertificates[0]
+	sum := sha256.Sum256(leaf.Raw)
 	if fp := s.TLSFingerprint(); !strings.HasPrefix(fp, strings.ToUpper(hexByte(sum[0]))+":") || len(fp) != 95 {
 		t.Fatalf("fingerprint %q", fp)
 	}
@@ -45,20 +46,20 @@ func TestHTTPSNegotiatesHTTP2(t *testing.T) {
 
 func hexByte(b byte) string { const d = "0123456789abcdef"; return string([]byte{d[b>>4], d[b&15]}) }
 
-func mustDER(t *testing.T, p []byte) []byte {
-	blk, _ := pem.Decode(p)
-	if blk == nil {
-		t.Fatal("no PEM block")
-	}
-	return blk.Bytes
-}
-
 // writePair writes a fresh self-signed pair as PEM files.
 func writePair(t *testing.T, certPath, keyPath string) string {
 	t.Helper()
-	cert, certPEM, err := ingress.SelfSigned()
+	ca, err := ingress.OpenLocalCA(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
+	}
+	cert, err := ca.Issue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var certPEM []byte
+	for _, der := range cert.Certificate {
+		certPEM = append(certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
 	}
 	keyPEM := ecKeyPEM(t, cert)
 	// Write to temp names and rename, as certificate tools do.

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // countingProxy is a real reverse proxy in front of a node that counts the
@@ -129,15 +130,10 @@ type answer struct {
 
 func postBatch(t *testing.T, url, body string) []answer {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	status, raw := testenv.PostJSON(t, url, body)
 	var out []answer
 	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("status %d, %s: %v", resp.StatusCode, raw, err)
+		t.Fatalf("status %d, %s: %v", status, raw, err)
 	}
 	return out
 }

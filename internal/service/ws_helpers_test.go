@@ -39,8 +39,8 @@ func wsEndpoint(s *service.Service) string { return s.WSURL() + "/ws/v3/" + s.Ge
 func trust(t *testing.T, s *service.Service) *tls.Config {
 	t.Helper()
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(s.SelfSignedPEM) {
-		t.Fatal("self-signed PEM does not parse")
+	if !pool.AppendCertsFromPEM(s.LocalCA.PEM) {
+		t.Fatal("local CA PEM does not parse")
 	}
 	return &tls.Config{RootCAs: pool}
 }

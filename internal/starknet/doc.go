@@ -1,13 +1,11 @@
 // Package starknet is the rollup family of nodegate (docs/spec.md's rollup_
 // methods, Starknet JSON-RPC on the wire): felts and their validation, the
-// INVOKE transaction hashes (Pedersen for v0/v1, Poseidon for v3), Pending,
-// the reader behind rollup_pendingTransactions (forwarded to a node that
-// still serves starknet_pendingTransactions, or built from the pending
-// block of a newer one), and Devnet, the embedded in-process Starknet
-// JSON-RPC 0.8.1 devnet that the default run serves: a pending pool,
-// blocks, per-account nonces, statuses, receipts and fee estimates at
-// fixed prices, enough for starknet.js's standard flow; it executes no
-// code.
+// INVOKE transactions and their hashes (Pedersen for v0/v1, Poseidon for
+// v3), the wire pieces every Starknet answer is written with (wire.go), and
+// Pending, the reader behind rollup_pendingTransactions (forwarded to a
+// node that still serves starknet_pendingTransactions, or built from the
+// pending block of a newer one). The embedded devnet is
+// internal/starknet/devnet.
 //
 // It owns Starknet semantics only. It must not know about keys, plans,
 // client transports, the pipeline or how networks are chosen: the Starknet

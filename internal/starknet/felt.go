@@ -38,7 +38,7 @@ var prime = func() [32]byte {
 func ParseFelt(s string) (Felt, error) {
 	var f Felt
 	if len(s) < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || len(s)-2 > MaxFeltHexDigits {
-		return f, fmt.Errorf("%w: %q", ErrFeltSyntax, clip(s))
+		return f, fmt.Errorf("%w: %q", ErrFeltSyntax, Clip(s))
 	}
 	var b [32]byte
 	digits := s[2:]
@@ -46,15 +46,15 @@ func ParseFelt(s string) (Felt, error) {
 	for i := 0; i < len(digits); i++ {
 		v, ok := hexValue(digits[len(digits)-1-i])
 		if !ok {
-			return f, fmt.Errorf("%w: %q", ErrFeltSyntax, clip(s))
+			return f, fmt.Errorf("%w: %q", ErrFeltSyntax, Clip(s))
 		}
 		b[31-i/2] |= v << (4 * (i % 2))
 	}
 	if !belowPrime(&b) {
-		return f, fmt.Errorf("%w: %s", ErrFeltTooLarge, clip(s))
+		return f, fmt.Errorf("%w: %s", ErrFeltTooLarge, Clip(s))
 	}
 	if err := f.e.SetBytesCanonical(b[:]); err != nil {
-		return f, fmt.Errorf("%w: %s", ErrFeltTooLarge, clip(s)) // unreachable after belowPrime; kept as a guard
+		return f, fmt.Errorf("%w: %s", ErrFeltTooLarge, Clip(s)) // unreachable after belowPrime; kept as a guard
 	}
 	return f, nil
 }
@@ -111,8 +111,8 @@ func hexValue(c byte) (byte, bool) {
 	return 0, false
 }
 
-// clip bounds how much of a client's value goes back into an error message.
-func clip(s string) string {
+// Clip bounds how much of a client's value goes back into an error message.
+func Clip(s string) string {
 	if len(s) > 80 {
 		return s[:80] + "…"
 	}
@@ -175,7 +175,7 @@ func (f Felt) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts only a JSON string holding a valid felt.
 func (f *Felt) UnmarshalJSON(raw []byte) error {
 	if len(raw) == 0 || raw[0] != '"' {
-		return fmt.Errorf("%w, got %s", ErrFeltSyntax, jsonKind(raw))
+		return fmt.Errorf("%w, got %s", ErrFeltSyntax, JSONKind(raw))
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -189,8 +189,8 @@ func (f *Felt) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-// jsonKind names the JSON type of a raw value, for error messages.
-func jsonKind(raw []byte) string {
+// JSONKind names the JSON type of a raw value, for error messages.
+func JSONKind(raw []byte) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
@@ -208,4 +208,11 @@ func jsonKind(raw []byte) string {
 	default:
 		return "a number"
 	}
+}
+
+// PlusOne is f + 1 (a nonce after f).
+func (f Felt) PlusOne() Felt {
+	one := FeltFromUint64(1)
+	f.e.Add(&f.e, &one.e)
+	return f
 }

@@ -9,9 +9,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/stark-curve/fp"
 )
 
-// pHex is the field prime written out, to build inputs at and around it.
-var pHex = "0x" + fp.Modulus().Text(16)
-
 func TestPrimeIsStarknetPrime(t *testing.T) {
 	want := new(big.Int).Lsh(big.NewInt(1), 251)
 	want.Add(want, new(big.Int).Lsh(big.NewInt(17), 192))

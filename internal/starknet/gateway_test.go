@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +20,8 @@ import (
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/starknet/devnet"
+	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -61,7 +62,7 @@ func starknetNetwork(t *testing.T, chainID string) *pipeline.Network {
 // sent, in order.
 func countedStarknetNetwork(t *testing.T, chainID string) (*pipeline.Network, func() []string) {
 	t.Helper()
-	dev, err := starknet.NewDevnet(starknet.DevnetConfig{ChainID: chainID})
+	dev, err := devnet.New(devnet.Config{ChainID: chainID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,16 +98,7 @@ func countedStarknetNetwork(t *testing.T, chainID string) (*pipeline.Network, fu
 
 func post(t *testing.T, url, body string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, out
+	return testenv.PostJSON(t, url, body)
 }
 
 type answer struct {

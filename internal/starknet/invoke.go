@@ -43,7 +43,8 @@ type TxLimits struct {
 // few dozen calls) and small enough that one request cannot fill memory.
 var DefaultTxLimits = TxLimits{MaxCalldata: 4096, MaxSignature: 64}
 
-func (l TxLimits) withDefaults() TxLimits {
+// WithDefaults fills unset limits from DefaultTxLimits.
+func (l TxLimits) WithDefaults() TxLimits {
 	if l.MaxCalldata <= 0 {
 		l.MaxCalldata = DefaultTxLimits.MaxCalldata
 	}
@@ -112,9 +113,9 @@ func DecodeInvokeQuery(raw []byte, lim TxLimits) (*Invoke, error) {
 var queryVersionBase = MustFelt("0x100000000000000000000000000000000")
 
 func decodeInvoke(raw []byte, lim TxLimits, allowQuery bool) (*Invoke, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, badField("", fmt.Errorf("invoke transaction must be an object, got %s", jsonKind(raw)))
+		return nil, badField("", fmt.Errorf("invoke transaction must be an object, got %s", JSONKind(raw)))
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
@@ -124,7 +125,7 @@ func decodeInvoke(raw []byte, lim TxLimits, allowQuery bool) (*Invoke, error) {
 		return nil, err
 	}
 	tx := &Invoke{}
-	version, err := feltField(obj, "version", true)
+	version, err := FeltField(obj, "version", true)
 	if err != nil {
 		return nil, err
 	}
@@ -145,27 +146,27 @@ func decodeInvoke(raw []byte, lim TxLimits, allowQuery bool) (*Invoke, error) {
 		}
 	}
 	if tx.Version < 3 {
-		if tx.MaxFee, err = feltField(obj, "max_fee", true); err != nil {
+		if tx.MaxFee, err = FeltField(obj, "max_fee", true); err != nil {
 			return nil, err
 		}
 	}
-	if tx.Signature, err = feltArray(obj, "signature", lim.MaxSignature); err != nil {
+	if tx.Signature, err = FeltArray(obj, "signature", lim.MaxSignature); err != nil {
 		return nil, err
 	}
-	if tx.Calldata, err = feltArray(obj, "calldata", lim.MaxCalldata); err != nil {
+	if tx.Calldata, err = FeltArray(obj, "calldata", lim.MaxCalldata); err != nil {
 		return nil, err
 	}
-	if tx.Nonce, err = feltField(obj, "nonce", allowed["nonce"]); err != nil {
+	if tx.Nonce, err = FeltField(obj, "nonce", allowed["nonce"]); err != nil {
 		return nil, err
 	}
 	if tx.Version == 0 {
-		if tx.ContractAddress, err = feltField(obj, "contract_address", true); err != nil {
+		if tx.ContractAddress, err = FeltField(obj, "contract_address", true); err != nil {
 			return nil, err
 		}
-		tx.EntryPointSelector, err = feltField(obj, "entry_point_selector", true)
+		tx.EntryPointSelector, err = FeltField(obj, "entry_point_selector", true)
 		return tx, err
 	}
-	if tx.SenderAddress, err = feltField(obj, "sender_address", true); err != nil {
+	if tx.SenderAddress, err = FeltField(obj, "sender_address", true); err != nil {
 		return nil, err
 	}
 	if tx.Version == 3 {
@@ -182,16 +183,16 @@ func checkType(raw json.RawMessage) error {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return badField("type", fmt.Errorf("must be a string, got %s", jsonKind(raw)))
+		return badField("type", fmt.Errorf("must be a string, got %s", JSONKind(raw)))
 	}
 	if s != "INVOKE" {
-		return badField("type", fmt.Errorf("must be \"INVOKE\", got %q", clip(s)))
+		return badField("type", fmt.Errorf("must be \"INVOKE\", got %q", Clip(s)))
 	}
 	return nil
 }
 
-// feltField decodes obj[name]; an absent optional field is zero.
-func feltField(obj map[string]json.RawMessage, name string, required bool) (Felt, error) {
+// FeltField decodes obj[name]; an absent optional field is zero.
+func FeltField(obj map[string]json.RawMessage, name string, required bool) (Felt, error) {
 	raw, ok := obj[name]
 	if !ok {
 		if required {
@@ -206,14 +207,14 @@ func feltField(obj map[string]json.RawMessage, name string, required bool) (Felt
 	return f, nil
 }
 
-// feltArray decodes a bounded array of felts, counting before decoding.
-func feltArray(obj map[string]json.RawMessage, name string, max int) ([]Felt, error) {
+// FeltArray decodes a bounded array of felts, counting before decoding.
+func FeltArray(obj map[string]json.RawMessage, name string, max int) ([]Felt, error) {
 	raw, ok := obj[name]
 	if !ok {
 		return nil, badField(name, errMissing)
 	}
 	if len(raw) == 0 || raw[0] != '[' {
-		return nil, badField(name, fmt.Errorf("%w, got %s", errNotArray, jsonKind(raw)))
+		return nil, badField(name, fmt.Errorf("%w, got %s", errNotArray, JSONKind(raw)))
 	}
 	n := 0
 	_ = jsonrpc.Elements(raw, func([]byte) bool { n++; return n <= max }) // already valid JSON

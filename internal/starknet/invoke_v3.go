@@ -63,10 +63,10 @@ func decodeV3Fields(obj map[string]json.RawMessage, lim TxLimits) (InvokeV3Field
 	if v.Tip, err = uintField(obj["tip"], "tip", 64); err != nil {
 		return v, err
 	}
-	if v.PaymasterData, err = feltArray(obj, "paymaster_data", lim.MaxCalldata); err != nil {
+	if v.PaymasterData, err = FeltArray(obj, "paymaster_data", lim.MaxCalldata); err != nil {
 		return v, err
 	}
-	if v.AccountDeploymentData, err = feltArray(obj, "account_deployment_data", lim.MaxCalldata); err != nil {
+	if v.AccountDeploymentData, err = FeltArray(obj, "account_deployment_data", lim.MaxCalldata); err != nil {
 		return v, err
 	}
 	if v.NonceDAMode, err = daModeField(obj["nonce_data_availability_mode"], "nonce_data_availability_mode"); err != nil {
@@ -84,7 +84,7 @@ func decodeResourceBounds(raw json.RawMessage) (ResourceBounds, error) {
 	}
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return rb, badField(field, fmt.Errorf("must be an object of l1_gas, l2_gas and l1_data_gas, got %s", jsonKind(raw)))
+		return rb, badField(field, fmt.Errorf("must be an object of l1_gas, l2_gas and l1_data_gas, got %s", JSONKind(raw)))
 	}
 	for _, k := range sortedKeys(obj) {
 		if indexOf(resourceNames, k) < 0 {
@@ -114,7 +114,7 @@ func decodeResourceBound(raw json.RawMessage, field string) (ResourceBound, erro
 	var b ResourceBound
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return b, badField(field, fmt.Errorf("must be an object of max_amount and max_price_per_unit, got %s", jsonKind(raw)))
+		return b, badField(field, fmt.Errorf("must be an object of max_amount and max_price_per_unit, got %s", JSONKind(raw)))
 	}
 	for _, k := range sortedKeys(obj) {
 		if k != "max_amount" && k != "max_price_per_unit" {
@@ -160,7 +160,7 @@ func daModeField(raw json.RawMessage, field string) (DAMode, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, badField(field, fmt.Errorf(`must be "L1" or "L2", got %s`, jsonKind(raw)))
+		return 0, badField(field, fmt.Errorf(`must be "L1" or "L2", got %s`, JSONKind(raw)))
 	}
 	switch s {
 	case "L1":
@@ -168,7 +168,7 @@ func daModeField(raw json.RawMessage, field string) (DAMode, error) {
 	case "L2":
 		return DAModeL2, nil
 	}
-	return 0, badField(field, fmt.Errorf(`must be "L1" or "L2", got %q`, clip(s)))
+	return 0, badField(field, fmt.Errorf(`must be "L1" or "L2", got %q`, Clip(s)))
 }
 
 func sortedKeys(m map[string]json.RawMessage) []string {
@@ -259,17 +259,17 @@ func (v *InvokeV3Fields) appendJSON(buf []byte) []byte {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `"`+name+`":{"max_amount":`...)
-		buf = FeltFromUint64(bounds[i].MaxAmount).appendQuoted(buf)
+		buf = FeltFromUint64(bounds[i].MaxAmount).AppendQuoted(buf)
 		buf = append(buf, `,"max_price_per_unit":`...)
-		buf = bounds[i].MaxPricePerUnit.appendQuoted(buf)
+		buf = bounds[i].MaxPricePerUnit.AppendQuoted(buf)
 		buf = append(buf, '}')
 	}
 	buf = append(buf, `},"tip":`...)
-	buf = FeltFromUint64(v.Tip).appendQuoted(buf)
+	buf = FeltFromUint64(v.Tip).AppendQuoted(buf)
 	buf = append(buf, `,"paymaster_data":`...)
-	buf = appendFelts(buf, v.PaymasterData)
+	buf = AppendFelts(buf, v.PaymasterData)
 	buf = append(buf, `,"account_deployment_data":`...)
-	buf = appendFelts(buf, v.AccountDeploymentData)
+	buf = AppendFelts(buf, v.AccountDeploymentData)
 	buf = append(buf, `,"nonce_data_availability_mode":"`...)
 	buf = append(buf, v.NonceDAMode.String()...)
 	buf = append(buf, `","fee_data_availability_mode":"`...)

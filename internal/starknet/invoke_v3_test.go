@@ -6,11 +6,6 @@ import (
 	"testing"
 )
 
-// validV3 is a well-formed INVOKE v3 as starknet.js 7 sends it (RPC 0.8).
-const validV3 = `{"type":"INVOKE","version":"0x3","sender_address":"0x1","calldata":["0x1","0x2"],"signature":["0x1","0x2"],"nonce":"0x0",` +
-	`"resource_bounds":{"l1_gas":{"max_amount":"0x0","max_price_per_unit":"0x5af3107a4000"},"l2_gas":{"max_amount":"0x7a120","max_price_per_unit":"0x2540be400"},"l1_data_gas":{"max_amount":"0x80","max_price_per_unit":"0x3b9aca00"}},` +
-	`"tip":"0x0","paymaster_data":[],"account_deployment_data":[],"nonce_data_availability_mode":"L1","fee_data_availability_mode":"L1"}`
-
 // TestDecodeInvokeV3BadInput: every malformed v3 field is refused with
 // -32602 naming the field (a query version with 61 on submission).
 func TestDecodeInvokeV3BadInput(t *testing.T) {
@@ -88,7 +83,7 @@ func TestDecodeInvokeV3(t *testing.T) {
 		t.Fatalf("decoded %+v", tx)
 	}
 	hash := tx.Hash(FeltFromUint64(1))
-	got := string(tx.appendJSON(nil, hash))
+	got := string(tx.AppendJSON(nil, hash))
 	want := `{"type":"INVOKE","transaction_hash":"` + hash.String() + `","version":"0x3","signature":["0x1","0x2"],"nonce":"0x0","sender_address":"0x1","calldata":["0x1","0x2"],` +
 		`"resource_bounds":{"l1_gas":{"max_amount":"0x0","max_price_per_unit":"0x5af3107a4000"},"l2_gas":{"max_amount":"0x7a120","max_price_per_unit":"0x2540be400"},"l1_data_gas":{"max_amount":"0x80","max_price_per_unit":"0x3b9aca00"}},` +
 		`"tip":"0x0","paymaster_data":[],"account_deployment_data":[],"nonce_data_availability_mode":"L1","fee_data_availability_mode":"L1"}`
@@ -121,7 +116,7 @@ func FuzzDecodeInvoke(f *testing.F) {
 		}
 		chain := FeltFromUint64(7)
 		hash := tx.Hash(chain)
-		listed := tx.appendJSON(nil, hash)
+		listed := tx.AppendJSON(nil, hash)
 		// The listed form carries transaction_hash, which a broadcast has not.
 		again, err := DecodeInvoke(stripHash(listed), TxLimits{})
 		if err != nil {

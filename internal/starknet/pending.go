@@ -132,7 +132,7 @@ func (p *Pending) Detect(ctx context.Context) error {
 	}
 	var v string
 	if err := json.Unmarshal(res, &v); err != nil {
-		return fmt.Errorf("starknet_specVersion answered %s, not a version string", clip(string(res)))
+		return fmt.Errorf("starknet_specVersion answered %s, not a version string", Clip(string(res)))
 	}
 	major, minor, err := parseSpecVersion(v)
 	if err != nil {
@@ -152,12 +152,12 @@ func (p *Pending) Detect(ctx context.Context) error {
 func parseSpecVersion(v string) (major, minor int, err error) {
 	parts := strings.SplitN(v, ".", 3)
 	if len(parts) < 2 {
-		return 0, 0, fmt.Errorf("spec version %q is not major.minor[.patch]", clip(v))
+		return 0, 0, fmt.Errorf("spec version %q is not major.minor[.patch]", Clip(v))
 	}
 	major, err1 := strconv.Atoi(parts[0])
 	minor, err2 := strconv.Atoi(strings.SplitN(parts[1], "-", 2)[0])
 	if err1 != nil || err2 != nil || major < 0 || minor < 0 {
-		return 0, 0, fmt.Errorf("spec version %q is not major.minor[.patch]", clip(v))
+		return 0, 0, fmt.Errorf("spec version %q is not major.minor[.patch]", Clip(v))
 	}
 	return major, minor, nil
 }
@@ -180,7 +180,7 @@ func (p *Pending) serve(ctx context.Context, method string, params json.RawMessa
 	if !IsPendingMethod(method) {
 		return nil, jsonrpc.ErrMethodNotFound(method), nil
 	}
-	if _, e := bindParams(params, nil, 0); e != nil {
+	if _, e := BindParams(params, nil, 0); e != nil {
 		return nil, e, nil
 	}
 	if p.resolved.Load() == resolvedUnknown {

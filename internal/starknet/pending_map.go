@@ -105,7 +105,7 @@ func mapPendingTx(buf []byte, raw []byte) ([]byte, error) {
 		out["nonce"] = json.RawMessage(`"0x0"`)
 	}
 	if invoke && out["entry_point_selector"] == nil {
-		out["entry_point_selector"] = executeSelector.appendQuoted(nil)
+		out["entry_point_selector"] = executeSelector.AppendQuoted(nil)
 	}
 	for _, f := range []string{"max_fee", "nonce", "contract_address", "entry_point_selector"} {
 		if v := out[f]; v != nil {
@@ -181,7 +181,7 @@ func checkFelt(raw json.RawMessage) error {
 
 func checkFelts(raw json.RawMessage) error {
 	if len(raw) == 0 || raw[0] != '[' {
-		return fmt.Errorf("%w, got %s", errNotArray, jsonKind(raw))
+		return fmt.Errorf("%w, got %s", errNotArray, JSONKind(raw))
 	}
 	var firstErr error
 	i := 0

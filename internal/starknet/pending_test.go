@@ -13,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/starknet/starknettest"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -59,7 +61,7 @@ func startNode(t *testing.T, h http.Handler) upstream.Upstream {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	up, err := upstream.NewHTTP(srv.URL)
+	up, err := transport.NewHTTP(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,6 @@ func TestPendingFromRecordedBlock(t *testing.T) {
 }
 
 func TestPendingDetect(t *testing.T) {
-	dev := newTestDevnet(t, DevnetConfig{})
 	tests := []struct {
 		name     string
 		node     http.Handler
@@ -162,7 +163,6 @@ func TestPendingDetect(t *testing.T) {
 		wantTag  bool // pre_confirmed
 		wantFail bool
 	}{
-		{name: "devnet 0.8.1 reads the pending block", node: dev.Handler(), want: PendingFromBlock},
 		{name: "0.7.1 reads the pending block", node: node07(t), want: PendingFromBlock},
 		{name: "0.9.0 reads pre_confirmed", node: node09(t), want: PendingFromBlock, wantTag: true},
 		{name: "pre-0.3 node without specVersion forwards", node: &scriptNode{}, want: PendingForward},
@@ -227,7 +227,7 @@ func TestPendingErrors(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	downURL := down.URL
 	down.Close()
-	downUp, _ := upstream.NewHTTP(downURL)
+	downUp, _ := transport.NewHTTP(downURL)
 	tests := []struct {
 		name     string
 		up       upstream.Upstream
@@ -261,59 +261,6 @@ func TestPendingErrors(t *testing.T) {
 	}
 }
 
-// TestPendingOverDevnet: the pending-pool reader in front of the embedded
-// devnet answers rollup_pendingTransactions with the docs/spec.md objects of
-// real transactions. The devnet speaks 0.8.1, so auto reads its pending
-// block; forward uses its starknet_pendingTransactions extension. Both give
-// the same objects.
-func TestPendingOverDevnet(t *testing.T) {
-	for _, tc := range []struct {
-		mode, want PendingMode
-	}{{PendingAuto, PendingFromBlock}, {PendingForward, PendingForward}} {
-		t.Run(string(tc.mode), func(t *testing.T) { testPendingOverDevnet(t, tc.mode, tc.want) })
-	}
-}
-
-func testPendingOverDevnet(t *testing.T, mode, wantMode PendingMode) {
-	dev := newTestDevnet(t, DevnetConfig{ChainID: "SN_MAIN"})
-	p, err := NewPending(upstream.Func{ID: "embedded-starknet", Fn: dev.Do}, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	hashes, _ := submitMainnetVectors(t, func(tx string) string {
-		out, err := dev.Do(ctx, jsonrpc.AppendRequest(nil, 3, "starknet_addInvokeTransaction", json.RawMessage("["+tx+"]")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, resp, err := jsonrpc.DecodeResponse(out)
-		if err != nil || resp.Err != nil {
-			t.Fatalf("add %s: %s %v", tx, out, err)
-		}
-		return string(resp.Result)
-	})
-	res, e := p.Serve(ctx, MethodRollupPending, json.RawMessage("[]"))
-	if e != nil {
-		t.Fatal(e)
-	}
-	var objs []map[string]json.RawMessage
-	if err := json.Unmarshal(res, &objs); err != nil || len(objs) != len(hashes) {
-		t.Fatalf("%d objects (%v): %s", len(objs), err, res)
-	}
-	for i, o := range objs {
-		checkPendingObject(t, o)
-		if unquote(t, o["transaction_hash"]) != hashes[i] {
-			t.Fatalf("object %d hash %s", i, o["transaction_hash"])
-		}
-	}
-	if p.Mode() != wantMode {
-		t.Fatalf("mode %s against the 0.8.1 devnet, want %s", p.Mode(), wantMode)
-	}
-	if _, e := p.Serve(ctx, MethodRollupPending, json.RawMessage(`[1]`)); e == nil || e.Code != -32602 {
-		t.Fatalf("params: %v", e)
-	}
-}
-
 // checkPendingObject checks every field of docs/spec.md's pending transaction
 // object, with its type.
 func checkPendingObject(t *testing.T, o map[string]json.RawMessage) {
@@ -325,7 +272,7 @@ func checkPendingObject(t *testing.T, o map[string]json.RawMessage) {
 		}
 		switch f {
 		case "type":
-			unquote(t, v)
+			starknettest.Unquote(t, v)
 		case "signature", "calldata":
 			if err := checkFelts(v); err != nil {
 				t.Fatalf("%s: %v", f, err)

@@ -31,65 +31,67 @@ func ChainIDFelt(name string) (Felt, error) {
 	}
 	for i := 0; i < len(name); i++ {
 		if name[i] < 0x20 || name[i] > 0x7e {
-			return Felt{}, fmt.Errorf("chain id %q: only printable ASCII is allowed", clip(name))
+			return Felt{}, fmt.Errorf("chain id %q: only printable ASCII is allowed", Clip(name))
 		}
 	}
 	return FeltFromBytes([]byte(name))
 }
 
-// hashChain is Starknet's compute_hash_on_elements: a Pedersen chain from
+// HashChain is Starknet's compute_hash_on_elements: a Pedersen chain from
 // 0 over the elements, closed with their count. It takes felts by value so
 // that calldata of any length hashes without an allocation per element.
-type hashChain struct {
+type HashChain struct {
 	acc fp.Element
 	n   uint64
 }
 
-func (h *hashChain) add(f Felt) {
+// Add chains f.
+func (h *HashChain) Add(f Felt) {
 	h.acc = pedersenhash.Pedersen(&h.acc, &f.e)
 	h.n++
 }
 
-func (h *hashChain) sum() Felt {
+// Sum closes the chain with its count.
+func (h *HashChain) Sum() Felt {
 	n := new(fp.Element).SetUint64(h.n)
 	return Felt{e: pedersenhash.Pedersen(&h.acc, n)}
 }
 
 func hashOnElements(fs []Felt) Felt {
-	var h hashChain
+	var h HashChain
 	for _, f := range fs {
-		h.add(f)
+		h.Add(f)
 	}
-	return h.sum()
+	return h.Sum()
 }
 
 // InvokeV0Hash is the hash of an INVOKE v0 transaction:
 // h("invoke", 0, contract_address, entry_point_selector, h(calldata), max_fee, chain_id).
 func InvokeV0Hash(chainID Felt, contract, selector Felt, calldata []Felt, maxFee Felt) Felt {
-	var h hashChain
-	h.add(prefixInvoke)
-	h.add(FeltFromUint64(0))
-	h.add(contract)
-	h.add(selector)
-	h.add(hashOnElements(calldata))
-	h.add(maxFee)
-	h.add(chainID)
-	return h.sum()
+	var h HashChain
+	h.Add(prefixInvoke)
+	h.Add(FeltFromUint64(0))
+	h.Add(contract)
+	h.Add(selector)
+	h.Add(hashOnElements(calldata))
+	h.Add(maxFee)
+	h.Add(chainID)
+	return h.Sum()
 }
 
 // InvokeV1Hash is the hash of an INVOKE v1 transaction:
 // h("invoke", 1, sender_address, 0, h(calldata), max_fee, chain_id, nonce).
 func InvokeV1Hash(chainID Felt, sender Felt, calldata []Felt, maxFee, nonce Felt) Felt {
-	var h hashChain
-	h.add(prefixInvoke)
-	h.add(FeltFromUint64(1))
-	h.add(sender)
-	h.add(FeltFromUint64(0)) // v1 has no entry point selector: the account's __execute__ is implied
-	h.add(hashOnElements(calldata))
-	h.add(maxFee)
-	h.add(chainID)
-	h.add(nonce)
-	return h.sum()
+	var h HashChain
+	h.Add(prefixInvoke)
+	h.Add(FeltFromUint64(1))
+	h.Add(sender)
+	h.Add(FeltFromUint64(0)) // v1 has no entry point selector: the account's __execute__ is implied
+	h.Add(hashOnElements(calldata))
+	h.Add(maxFee)
+	h.Add(chainID)
+	h.Add(nonce)
+	return h.Sum()
 }
 
 // Hash computes the transaction hash of a decoded INVOKE for a chain.

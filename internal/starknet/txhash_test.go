@@ -1,36 +1,10 @@
 package starknet
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 )
-
-type invokeVector struct {
-	Name    string          `json:"name"`
-	Source  string          `json:"source"`
-	ChainID string          `json:"chain_id"`
-	Hash    string          `json:"transaction_hash"`
-	Tx      json.RawMessage `json:"transaction"`
-}
-
-func loadInvokeVectors(t testing.TB) []invokeVector {
-	t.Helper()
-	raw, err := os.ReadFile("testdata/invoke_vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vs []invokeVector
-	if err := json.Unmarshal(raw, &vs); err != nil {
-		t.Fatal(err)
-	}
-	if len(vs) < 5 {
-		t.Fatalf("only %d vectors", len(vs))
-	}
-	return vs
-}
 
 // TestInvokeHashRealTransactions recomputes the hashes of real public
 // INVOKE transactions from their fields (see testdata/ORIGIN.md).

@@ -12,10 +12,12 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Notifier receives a client's notifications. Notify must not block: the
-// transport queues the message (and closes a client that falls too far behind).
+// Notifier receives a client's notifications. Notify must not block and
+// must do no I/O: the transport queues the message (and closes a client
+// that falls too far behind); its writer writes it. The message is shared
+// by every subscription of the stream: the transport splices subID in.
 type Notifier interface {
-	Notify(subID string, result json.RawMessage)
+	Notify(subID string, n *jsonrpc.Notification)
 }
 
 // Client is one client connection's set of subscriptions.
@@ -36,7 +38,7 @@ type subscription struct {
 	// held: the eth_subscribe answer is not on the wire yet; notifications
 	// wait in pending so the client never sees one before the id.
 	held    bool
-	pending []json.RawMessage
+	pending []*jsonrpc.Notification
 	gone    bool
 }
 
@@ -98,8 +100,8 @@ func (c *Client) Release(id string) {
 		return
 	}
 	sub.held = false
-	for _, raw := range sub.pending {
-		c.n.Notify(sub.id, raw)
+	for _, n := range sub.pending {
+		c.n.Notify(sub.id, n)
 	}
 	c.hub.stats.sent.Add(uint64(len(sub.pending)))
 	sub.pending = nil
@@ -159,22 +161,24 @@ func (c *Client) Close() {
 	}
 }
 
-// deliver is called by a stream, under the stream's lock.
-func (c *Client) deliver(sub *subscription, raw json.RawMessage) {
+// deliver is called by a stream's fan-out, which holds none of the hub's
+// locks. The client's own lock orders the notification against Release
+// and Unsubscribe (none follows the eth_unsubscribe answer).
+func (c *Client) deliver(sub *subscription, n *jsonrpc.Notification) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case sub.gone:
 	case sub.held:
 		if len(sub.pending) < c.hub.opts.MaxHeld {
-			sub.pending = append(sub.pending, raw)
+			sub.pending = append(sub.pending, n)
 		} else {
 			c.hub.stats.dropped.Add(1)
 			slog.Warn("subscription: notification dropped while the subscribe answer was pending", "limit", c.hub.opts.MaxHeld)
 		}
 	default:
 		c.hub.stats.sent.Add(1)
-		c.n.Notify(sub.id, raw)
+		c.n.Notify(sub.id, n)
 	}
 }
 

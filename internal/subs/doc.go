@@ -14,7 +14,12 @@
 // the member's Do: it dials nothing itself. It must not choose members by
 // its own rules: the pool's SubscriptionMember, InService and Lag decide.
 //
-// It must not know about keys, plans or the wire format of a client
-// transport: a client is a Notifier that receives (subscription id, raw
-// result) pairs, and its queue bound belongs to the transport.
+// A stream encodes each notification once (jsonrpc.Notification) and
+// hands it to its subscriptions from a snapshot, holding none of the hub's
+// locks (stream.go): a Notifier only queues it, with no I/O, and splices
+// the subscription id in when it writes it.
+//
+// It must not know about keys, plans, credits or a client transport: a
+// client is a Notifier that receives (subscription id, notification)
+// pairs, and its queue bound belongs to the transport.
 package subs

@@ -54,6 +54,15 @@ func (t *headTracker) record(num uint64, hash common.Hash) {
 
 func (t *headTracker) resumed() { t.resumedAt = t.have }
 
+// begin starts a new stream at head, the pool's head when it subscribed:
+// every later head is delivered, even when the stream moves (or its member
+// skips some) before its first notification. Unknown (0): from the first.
+func (t *headTracker) begin(head uint64) {
+	if head > 0 && !t.have {
+		t.have, t.last = true, head
+	}
+}
+
 // stale reports a head the stream must not deliver: one already delivered,
 // or, since a re-subscription, one at or below the last delivered number.
 func (t *headTracker) stale(num uint64, hash common.Hash) bool {
@@ -82,6 +91,7 @@ func (st *stream) deliverHead(m *upstream.Member, raw json.RawMessage) {
 		st.fill(m, st.heads.last+1, num-1)
 	}
 	st.heads.record(num, id.Hash)
+	st.hub.pool.SawHead(m, num) // before any client sees it: later calls find a member that has it
 	st.fanout(raw)
 }
 
@@ -121,6 +131,7 @@ func (st *stream) fill(m *upstream.Member, from, to uint64) {
 			continue
 		}
 		st.heads.record(num, hash)
+		st.hub.pool.SawHead(m, num)
 		st.fanout(raw)
 	}
 }

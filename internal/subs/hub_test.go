@@ -3,6 +3,7 @@ package subs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
@@ -11,13 +12,15 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
+	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // embeddedHub is a hub over a pool of the embedded node n, after the
 // given members (which come first in the pool).
-func embeddedHub(t *testing.T, n *evmnode.Node, opts Options, first ...upstream.MemberConfig) (*Hub, *upstream.InProc) {
+func embeddedHub(t *testing.T, n *evmnode.Node, opts Options, first ...upstream.MemberConfig) (*Hub, *transport.InProc) {
 	t.Helper()
-	in := upstream.NewInProc(upstream.Func{ID: "embedded", Fn: n.Do, Heads: n.SubscribeHeads}, n.Server())
+	in := transport.NewInProc(upstream.Func{ID: "embedded", Fn: n.Do, Heads: n.SubscribeHeads}, n.Server())
 	pool := upstream.NewPool("test", upstream.PoolConfig{ProbeInterval: 50 * time.Millisecond}, append(first, upstream.MemberConfig{Upstream: in})...)
 	pool.Start(context.Background())
 	t.Cleanup(pool.Close)
@@ -52,9 +55,18 @@ type note struct {
 
 func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 1<<16)} }
 
-func (r *recorder) Notify(id string, raw json.RawMessage) {
+func (r *recorder) Notify(id string, n *jsonrpc.Notification) {
+	var msg struct {
+		Params struct {
+			Subscription string
+			Result       json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(n.AppendTo(nil, id), &msg); err != nil || msg.Params.Subscription != id {
+		panic(fmt.Sprintf("notification for %s: %s %v", id, n.AppendTo(nil, id), err))
+	}
 	r.mu.Lock()
-	r.msgs = append(r.msgs, note{id, raw})
+	r.msgs = append(r.msgs, note{id, msg.Params.Result})
 	r.mu.Unlock()
 	r.got <- struct{}{}
 }
@@ -219,7 +231,7 @@ func TestDeadMemberSkipped(t *testing.T) {
 	}
 	deadAddr := l.Addr().String()
 	_ = l.Close() // nothing listens there any more
-	dead, err := upstream.NewWS("ws://"+deadAddr, upstream.WSOptions{})
+	dead, err := transport.NewWS("ws://"+deadAddr, transport.WSOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

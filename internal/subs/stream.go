@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -25,8 +26,11 @@ type stream struct {
 	quit      chan struct{}
 	stopOnce  sync.Once
 
+	// subs are the stream's client subscriptions; list is their snapshot
+	// for the fan-out, made again after a change (nil: changed).
 	mu   sync.Mutex
 	subs map[*subscription]struct{}
+	list []*subscription
 
 	// Used by the run goroutine alone.
 	heads headTracker // newHeads
@@ -46,6 +50,9 @@ func (st *stream) start(ctx context.Context) *jsonrpc.Error {
 			slog.Warn("subscription: no upstream", "kind", st.req.kind, "err", err)
 			st.startErr = jsonrpc.ErrUpstreamUnavailable()
 			return
+		}
+		if st.req.kind == KindNewHeads {
+			st.heads.begin(st.hub.pool.Head()) // before the subscription: no head after it is missed
 		}
 		sub, err := st.subscribe(ctx, m)
 		if err != nil {
@@ -82,13 +89,29 @@ func upstreamError(err error) *jsonrpc.Error {
 func (st *stream) add(sub *subscription) {
 	st.mu.Lock()
 	st.subs[sub] = struct{}{}
+	st.list = nil
 	st.mu.Unlock()
 }
 
 func (st *stream) remove(sub *subscription) {
 	st.mu.Lock()
 	delete(st.subs, sub)
+	st.list = nil
 	st.mu.Unlock()
+}
+
+// snapshot is the stream's subscriptions now. The slice is never modified
+// once made: a change makes a new one at the next fan-out.
+func (st *stream) snapshot() []*subscription {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.list == nil {
+		st.list = make([]*subscription, 0, len(st.subs))
+		for sub := range st.subs {
+			st.list = append(st.list, sub)
+		}
+	}
+	return st.list
 }
 
 func (st *stream) stop() { st.stopOnce.Do(func() { close(st.quit) }) }
@@ -192,10 +215,21 @@ func (st *stream) deliver(m *upstream.Member, raw json.RawMessage) {
 	}
 }
 
+// fanoutChunk is how many subscriptions a fan-out serves before it yields.
+const fanoutChunk = 128
+
+// fanout encodes the notification once and hands it to every client
+// subscription, holding none of the hub's locks: each client queues it
+// for its connection's writer. It yields after every fanoutChunk, so that
+// the writers it started run before it starts more: a head to 10,000
+// subscribers does not make 10,000 writer goroutines (each with a stack)
+// before the first one writes.
 func (st *stream) fanout(raw json.RawMessage) {
-	st.mu.Lock()
-	for sub := range st.subs {
-		sub.client.deliver(sub, raw)
+	n := jsonrpc.NewNotification(raw)
+	for i, sub := range st.snapshot() {
+		sub.client.deliver(sub, n)
+		if i%fanoutChunk == fanoutChunk-1 {
+			runtime.Gosched()
+		}
 	}
-	st.mu.Unlock()
 }

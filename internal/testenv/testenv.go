@@ -1,9 +1,3 @@
-// Package testenv holds what tests ask of the machine they run on: the
-// programs some tests drive (curl, HAProxy, Chromium, Node.js). A missing
-// program fails the test when CI is set (.ci/run installs them, so a skip
-// there would hide a hole) and skips it elsewhere.
-//
-// It is for tests only; nothing in the binary imports it.
 package testenv
 
 import (

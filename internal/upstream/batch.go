@@ -80,6 +80,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 	}
 	body = append(body, ']')
 	actx, start := p.startAttempt(ctx, m)
+	sentAt := m.Head()
 	out, err := p.attempt(actx, time.Now().Add(p.cfg.RetryBudget), m, body, checkBatchAnswer)
 	p.endAttempt(actx, m, start, nil, err)
 	*bp = body[:0]
@@ -90,6 +91,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 	if err != nil || !jsonrpc.IsBatch(out) {
 		return // failed as a whole (or refused batches with one error): every call alone
 	}
+	others := p.triedOnly(m)
 	_ = jsonrpc.Elements(out, func(elem []byte) bool {
 		id, resp, err := jsonrpc.DecodeResponse(elem)
 		if err != nil {
@@ -98,6 +100,11 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		i, err := strconv.ParseUint(string(id), 10, 32)
 		if err != nil || i >= uint64(len(answers)) || answers[i].Resp != nil || IsNodeFaultAnswer(resp.Err) {
 			return true // not ours, twice, or a lagging node's answer: that call goes alone
+		}
+		k := kindOf(chunk[i].Method)
+		p.learn(m, k, &resp)
+		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(others, sentAt) {
+			return true // a member ahead may have what this one has not: that call goes alone
 		}
 		answers[i] = BatchAnswer{Resp: &resp, Member: m.Name()}
 		return true
@@ -117,13 +124,18 @@ func checkBatchAnswer(out []byte) error {
 	return nil
 }
 
-// ForwardAfterBatch is Forward for a call an upstream batch did not
-// answer: failed, the member that had it, is not asked again.
-func (p *Pool) ForwardAfterBatch(ctx context.Context, body []byte, idempotent bool, failed *Member) (*jsonrpc.Response, string, error) {
+// SendAfterBatch is Send for a call an upstream batch did not answer:
+// failed, the member that had it, is not asked again.
+func (p *Pool) SendAfterBatch(ctx context.Context, c Call, failed *Member) (*jsonrpc.Response, string, error) {
+	_, resp, member, err := p.forward(ctx, c, p.triedOnly(failed))
+	return resp, member, err
+}
+
+// triedOnly marks failed as tried (unless it is the only member).
+func (p *Pool) triedOnly(failed *Member) []bool {
 	tried := make([]bool, len(p.members))
 	if i := p.index(failed); i >= 0 && len(p.members) > 1 {
 		tried[i] = true
 	}
-	_, resp, member, err := p.forward(ctx, body, idempotent, tried)
-	return resp, member, err
+	return tried
 }

@@ -8,6 +8,9 @@ import (
 
 // nodeFaultMessages are JSON-RPC error texts that describe the node's state,
 // not the request: another node (at the head, fully synced) may answer.
+// go-ethereum's -32002 "request timed out" is not one: the node ran the
+// call for as long as its limit allows, and another node would run it as
+// long again (a call that loops until its gas ends).
 var nodeFaultMessages = []string{
 	"header not found",
 	"missing trie node",
@@ -16,7 +19,6 @@ var nodeFaultMessages = []string{
 	"state not available",
 	"historical state",
 	"transaction indexing is in progress",
-	"request timed out",
 	"too many requests",
 	"rate limit",
 	"server is overloaded",

@@ -14,7 +14,10 @@ import (
 )
 
 // HeadSource is implemented by upstreams that push new heads (the embedded
-// node, subscription-capable connections); others are polled.
+// node); a member that takes subscriptions (a ws(s):// node) is followed by
+// its newHeads subscription (newHeadsSource). Every member is also polled
+// at HeadInterval: that is its health check, and the only head source of
+// an http(s):// member.
 type HeadSource interface {
 	SubscribeHeads(ctx context.Context, fn func(number uint64)) error
 }
@@ -24,6 +27,7 @@ type HeadSource interface {
 func (p *Pool) Start(ctx context.Context) {
 	bg, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
+	p.started.Store(true)
 	done := make(chan struct{}, len(p.members))
 	for _, m := range p.members {
 		go func() {
@@ -35,7 +39,7 @@ func (p *Pool) Start(ctx context.Context) {
 		<-done
 	}
 	for _, m := range p.members {
-		if hs, ok := m.Upstream.(HeadSource); ok {
+		if hs := p.headSourceOf(m); hs != nil {
 			p.wg.Go(func() { p.subscribe(bg, m, hs) })
 		}
 		p.wg.Go(func() { p.track(bg, m) })
@@ -86,7 +90,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		}
 		m.checked.Store(true)
 	}
-	p.setHead(m, n)
+	p.report(m, n)
 	if p.cfg.TrackFinalized && m.finalizedAt.Load() != n {
 		if f, err := p.finalizedOf(pctx, m); err == nil {
 			m.finalized.Store(f)
@@ -102,10 +106,56 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 	}
 }
 
-// setHead records m's head; a new one wakes those waiting on Changed.
-func (p *Pool) setHead(m *Member, n uint64) {
-	if m.head.Swap(n) != n {
+// report records a head m reported itself (a poll, a push). Heads only
+// rise: a lower number may be a poll answered before an answer of m
+// proved a higher head, or a push read late, so m's head is lowered only
+// when m reports a lower head twice in a row (its chain was reset, or
+// reorganized to a shorter one). A new head wakes those waiting on Changed.
+func (p *Pool) report(m *Member, n uint64) {
+	if n >= m.head.Load() {
+		m.lower.Store(0)
+		p.raise(m, n)
+		return
+	}
+	if m.lower.Add(1) >= 2 {
+		m.lower.Store(0)
+		m.head.Store(n)
 		p.signal()
+	}
+}
+
+// raise records that m has block n: its head is at least n.
+func (p *Pool) raise(m *Member, n uint64) {
+	for {
+		h := m.head.Load()
+		if n <= h {
+			return
+		}
+		if m.head.CompareAndSwap(h, n) {
+			p.signal()
+			return
+		}
+	}
+}
+
+// learn raises m's head to the block its answer proves it has (a head
+// number, a block, a transaction in a block), before the answer goes on:
+// a client given block N from m never has a later call sent where N is
+// unknown. An unstarted pool tracks no heads and learns nothing.
+func (p *Pool) learn(m *Member, k methodKind, resp *jsonrpc.Response) {
+	if !p.started.Load() {
+		return
+	}
+	if n, ok := k.provenHead(resp); ok {
+		p.raise(m, n)
+	}
+}
+
+// SawHead records that member m delivered head n (a subscription hub's
+// notification): m's head is at least n before any client sees it.
+func (p *Pool) SawHead(m *Member, n uint64) {
+	if p.started.Load() {
+		p.raise(m, n)
 	}
 }
 
@@ -190,11 +240,52 @@ func (p *Pool) headMethod() string {
 	return "eth_blockNumber"
 }
 
+// headSourceOf is what pushes m's heads: its own HeadSource, or its
+// newHeads subscription on an EVM network; nil when m is only polled.
+func (p *Pool) headSourceOf(m *Member) HeadSource {
+	if hs, ok := as[HeadSource](m.Upstream); ok {
+		return hs
+	}
+	if s, ok := SubscriberOf(m.Upstream); ok && p.headMethod() == "eth_blockNumber" {
+		return newHeadsSource{s}
+	}
+	return nil
+}
+
+// newHeadsSource follows a member's heads by its newHeads subscription.
+type newHeadsSource struct{ s Subscriber }
+
+var newHeadsParams = json.RawMessage(`["newHeads"]`)
+
+// SubscribeHeads implements HeadSource.
+func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint64)) error {
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	sub, err := h.s.Subscribe(sctx, newHeadsParams)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
+	head := methodKind{proves: "number"}
+	for {
+		select {
+		case raw := <-sub.C:
+			if n, ok := head.provenHead(&jsonrpc.Response{Result: raw}); ok {
+				fn(n)
+			}
+		case <-sub.Done():
+			return sub.Err()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // subscribe keeps a push subscription to m's heads, re-subscribing after a drop.
 func (p *Pool) subscribe(ctx context.Context, m *Member, hs HeadSource) {
 	for ctx.Err() == nil {
 		err := hs.SubscribeHeads(ctx, func(n uint64) {
-			p.setHead(m, n)
+			p.report(m, n)
 		})
 		if ctx.Err() != nil {
 			return

@@ -1,4 +1,4 @@
-package upstream
+package upstream_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
 // headNode is a real HTTP server on loopback whose head number and head
@@ -49,12 +53,12 @@ func TestPoolGasLimit(t *testing.T) {
 	node.gasLimit.Store(30_000_000)
 	srv := httptest.NewServer(node) // listens on 127.0.0.1 with an OS-picked port
 	defer srv.Close()
-	up, err := NewHTTP(srv.URL)
+	up, err := transport.NewHTTP(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const every = 50 * time.Millisecond
-	p := NewPool("gas", PoolConfig{HeadInterval: every, ProbeInterval: every}, MemberConfig{Upstream: up})
+	p := upstream.NewPool("gas", upstream.PoolConfig{HeadInterval: every, ProbeInterval: every}, upstream.MemberConfig{Upstream: up})
 	p.Start(context.Background())
 	defer p.Close()
 
@@ -67,7 +71,7 @@ func TestPoolGasLimit(t *testing.T) {
 	}
 	node.gasLimit.Store(36_000_000)
 	node.head.Store(17)
-	waitFor(t, func() bool { return p.GasLimit() == 36_000_000 }) // a new head: refreshed in the background
+	testenv.WaitFor(t, 5*time.Second, "the condition", func() bool { return p.GasLimit() == 36_000_000 }) // a new head: refreshed in the background
 	node.down.Store(true)
 	node.head.Store(18)
 	time.Sleep(3 * every)
@@ -75,7 +79,7 @@ func TestPoolGasLimit(t *testing.T) {
 		t.Fatalf("node down: the last known value should stay, got %d", got)
 	}
 
-	cold := NewPool("cold", PoolConfig{HeadInterval: every}, MemberConfig{Upstream: up})
+	cold := upstream.NewPool("cold", upstream.PoolConfig{HeadInterval: every}, upstream.MemberConfig{Upstream: up})
 	if got := cold.GasLimit(); got != 0 {
 		t.Fatalf("never known: %d, want 0", got)
 	}
@@ -85,16 +89,5 @@ func TestPoolGasLimit(t *testing.T) {
 		t.Fatalf("a failed fetch is retried at once, not after the head interval")
 	}
 	node.down.Store(false)
-	waitFor(t, func() bool { return cold.GasLimit() == 36_000_000 })
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 5s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 5*time.Second, "the condition", func() bool { return cold.GasLimit() == 36_000_000 })
 }

@@ -17,6 +17,9 @@ type Member struct {
 	BatchSize int
 
 	head atomic.Uint64
+	// lower counts the member's consecutive reports of a head below head
+	// (see Pool.report).
+	lower atomic.Int32
 	// finalized is the member's finalized block number; finalizedAt the
 	// head at which it was last asked.
 	finalized   atomic.Uint64

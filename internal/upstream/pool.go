@@ -35,6 +35,13 @@ type PoolConfig struct {
 	// only lagging ones are left): during that time lagging members are
 	// not chosen, so that "latest" never goes backwards for a client.
 	LagMemory time.Duration
+	// HeadWait bounds how long a call waits for a member in service to
+	// reach the block it needs (the head a client was already given, after
+	// the member at it died) before it is answered as unavailable.
+	HeadWait time.Duration
+	// NoBroadcast sends a signed transaction to one member, as any other
+	// write; by default it goes to every member in service (broadcast.go).
+	NoBroadcast bool
 	// HeadMethod is the method that returns the head's number
 	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
 	HeadMethod string
@@ -71,6 +78,9 @@ func (c PoolConfig) withDefaults() PoolConfig {
 	if c.LagMemory <= 0 {
 		c.LagMemory = 30 * time.Second
 	}
+	if c.HeadWait <= 0 {
+		c.HeadWait = 5 * time.Second
+	}
 	return c
 }
 
@@ -84,9 +94,10 @@ type MemberConfig struct {
 	BatchSize int
 }
 
-// Pool spreads calls over healthy members that are at the head, retries
-// idempotent calls on another member after a node fault, and never sends a
-// write twice once its bytes went out.
+// Pool spreads calls over healthy members that have the block they name
+// (or are at the head), retries idempotent calls on another member after a
+// node fault or a lagging answer, sends signed transactions to every member
+// and never sends another write twice once its bytes went out.
 type Pool struct {
 	id      string
 	members []*Member
@@ -97,8 +108,10 @@ type Pool struct {
 	highWater atomic.Uint64
 	metAt     atomic.Int64
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// started: Start ran, so heads are tracked and answers may raise them.
+	started atomic.Bool
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 
 	// changeCh is closed at the next change of health or head (follow.go).
 	changeMu sync.Mutex
@@ -193,25 +206,100 @@ func (p *Pool) Status() []MemberStatus {
 	return out
 }
 
-// pick chooses among untried healthy members at the head, in the best
-// priority tier, by the power of two random choices on expected wait. When
-// every such member is out, it tries those that are out rather than none:
-// a node taken out by a passing stall may answer, and a dead one fails
-// fast, so the call still ends in an answer or in failover.
-func (p *Pool) pick(tried []bool) *Member {
-	best := p.target()
-	if m := p.pickAmong(tried, best, true); m != nil {
-		return m
+// Head is the head the pool serves from: the highest head of a member in
+// service, or the higher head seen within LagMemory (see target).
+func (p *Pool) Head() uint64 { return p.target() }
+
+// floor is the lowest head a member must have to answer a call naming ref:
+// the block it names, else the pool's head (less MaxLag); never below
+// above (a lag retry asks a member ahead of the one that answered).
+func (p *Pool) floor(ref blockRef, above uint64) uint64 {
+	t := p.target()
+	f := t - min(t, p.cfg.MaxLag)
+	if ref.named {
+		f = min(ref.number, t) // a block no member was seen at: the head is the best bet
 	}
-	return p.pickAmong(tried, best, false)
+	return max(f, above)
 }
 
-func (p *Pool) pickAmong(tried []bool, best uint64, healthy bool) *Member {
+// pick chooses among untried healthy members whose head is at or above
+// floor, in the best priority tier, by the power of two random choices on
+// expected wait.
+func (p *Pool) pick(tried []bool) *Member {
+	return p.pickAmong(tried, p.floor(blockRef{}, 0), true)
+}
+
+// choose picks the member of a call's next attempt (see pick). When no
+// member in service has the block the call needs but one is below it (the
+// member at the head died; the others follow it), it waits for one to
+// reach it, up to HeadWait from its first wait and within the call's
+// budget; waiting is not done for a lag retry (wait false). When still
+// none can, it tries members out of service at the floor rather than
+// none: a node taken out by a passing stall may answer, and a dead one
+// fails fast, so the call still ends in an answer or in failover.
+func (p *Pool) choose(ctx context.Context, tried []bool, ref blockRef, above uint64, wait bool, until *time.Time, budget time.Time) *Member {
+	for {
+		if m := p.pickAmong(tried, p.floor(ref, above), true); m != nil {
+			return m
+		}
+		if !wait || !p.belowFloor(tried, p.floor(ref, above)) {
+			break
+		}
+		changed := p.Changed()
+		if m := p.pickAmong(tried, p.floor(ref, above), true); m != nil {
+			return m // a head moved between the first look and the wait
+		}
+		if until.IsZero() {
+			*until = time.Now().Add(p.cfg.HeadWait)
+			if budget.Before(*until) {
+				*until = budget
+			}
+		}
+		d := time.Until(*until)
+		if d <= 0 {
+			break
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return p.pickAmong(tried, p.floor(ref, above), false)
+}
+
+// belowFloor reports whether an untried member in service is below floor:
+// one that may yet reach it.
+func (p *Pool) belowFloor(tried []bool, floor uint64) bool {
+	for i, m := range p.members {
+		if !tried[i] && m.InService() && m.Head() < floor {
+			return true
+		}
+	}
+	return false
+}
+
+// ahead reports whether an untried member in service has a head above n.
+func (p *Pool) ahead(tried []bool, n uint64) bool {
+	for i, m := range p.members {
+		if !tried[i] && m.InService() && m.Head() > n {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Pool) pickAmong(tried []bool, floor uint64, healthy bool) *Member {
 	var cands [16]*Member
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
 	for i, m := range p.members {
-		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || (best > m.Head() && best-m.Head() > p.cfg.MaxLag) {
+		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || m.Head() < floor {
 			continue
 		}
 		switch {
@@ -245,25 +333,36 @@ func (p *Pool) index(m *Member) int {
 	return -1
 }
 
-// Forward sends one call and returns its answer. Node faults (transport
-// errors, 5xx/429, a lagging node's "header not found") are retried on
-// another member when the call is idempotent; a write is retried only
-// when its bytes never left (connection refused).
+// Forward sends one body whose method the pool does not know: answered at
+// the head, under the retry rules of Send.
 func (p *Pool) Forward(ctx context.Context, body []byte, idempotent bool) (*jsonrpc.Response, error) {
-	_, resp, _, err := p.forward(ctx, body, idempotent, nil)
+	_, resp, _, err := p.forward(ctx, Call{Body: body, Idempotent: idempotent}, nil)
 	return resp, err
 }
 
 // ForwardFrom is Forward that also names the member that answered.
 func (p *Pool) ForwardFrom(ctx context.Context, body []byte, idempotent bool) (*jsonrpc.Response, string, error) {
-	_, resp, member, err := p.forward(ctx, body, idempotent, nil)
+	_, resp, member, err := p.forward(ctx, Call{Body: body, Idempotent: idempotent}, nil)
+	return resp, member, err
+}
+
+// Send sends one call and returns its answer and the member that gave it.
+// The call goes only to members that have the block it names (or are at
+// the pool's head), waiting a bounded time for one; node faults
+// (transport errors, 5xx/429, "header not found") are retried on another
+// member when the call is idempotent, and a lagging member's answer (a
+// null, "beyond current head") once on a member ahead of it; a write is
+// retried only when its bytes never left (connection refused), and a
+// signed transaction goes to every member (broadcast.go).
+func (p *Pool) Send(ctx context.Context, c Call) (*jsonrpc.Response, string, error) {
+	_, resp, member, err := p.forward(ctx, c, nil)
 	return resp, member, err
 }
 
 // Do implements Upstream for callers that send raw bodies (internal reads
 // of one request): the same choice and retries as an idempotent Forward.
 func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
-	raw, _, _, err := p.forward(ctx, body, true, nil)
+	raw, _, _, err := p.forward(ctx, Call{Body: body, Idempotent: true}, nil)
 	if err != nil {
 		return nil, &Error{Upstream: p.Name(), Err: err}
 	}
@@ -274,35 +373,49 @@ func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
 // MaxAttempts and the retry budget. tried, when given, marks members that
 // must not be asked (they already failed this call in an upstream batch).
 // It returns the raw answer and its decoding.
-func (p *Pool) forward(ctx context.Context, body []byte, idempotent bool, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
+func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
+	k := kindOf(c.Method)
+	if k.write && !c.Idempotent && !p.cfg.NoBroadcast && len(p.members) > 1 {
+		return p.broadcast(ctx, c)
+	}
 	// The retry budget is a deadline each attempt honours, not a context of
 	// its own: one timer per attempt is enough.
 	budget := time.Now().Add(p.cfg.RetryBudget)
 	if tried == nil {
 		tried = make([]bool, len(p.members))
 	}
+	ref := k.blockOf(c.Params)
 	var (
 		lastErr    error             = ErrPoolUnavailable
-		lastAnswer *jsonrpc.Response // a node-fault answer, kept in case no other node answers better
+		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
 		lastRaw    []byte
 		answeredBy string
+		above      uint64 // a lag retry: the next member must be above this head
+		waitUntil  time.Time
 	)
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
-		m := p.pick(tried)
+		m := p.choose(ctx, tried, ref, above, above == 0, &waitUntil, budget)
 		if m == nil {
 			break
 		}
 		tried[p.index(m)] = true
-		raw, resp, err := p.try(ctx, budget, m, body)
+		sentAt := m.Head()
+		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
-			if idempotent && IsNodeFaultAnswer(resp.Err) {
+			p.learn(m, k, resp)
+			if c.Idempotent && IsNodeFaultAnswer(resp.Err) {
 				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
 				continue // perhaps a lagging node: ask another one at the head
+			}
+			if c.Idempotent && above == 0 && p.lagging(k, ref, resp, sentAt) && p.ahead(tried, sentAt) {
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+				above = sentAt + 1 // once, on a member ahead of this one
+				continue
 			}
 			return raw, resp, m.Name(), nil
 		}
 		lastErr = err
-		if Expired(ctx) || !time.Now().Before(budget) || (!idempotent && !NotSent(err)) {
+		if Expired(ctx) || !time.Now().Before(budget) || (!c.Idempotent && !NotSent(err)) {
 			break
 		}
 	}
@@ -310,6 +423,14 @@ func (p *Pool) forward(ctx context.Context, body []byte, idempotent bool, tried 
 		return lastRaw, lastAnswer, answeredBy, nil // every node says so: it is the answer
 	}
 	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
+}
+
+// lagging reports whether resp, the answer to a call of kind k naming ref
+// from a member whose head was sentAt, may only mean that the member has
+// not reached what the call asks for: a lag answer to a call that does not
+// name a block the member was known to have.
+func (p *Pool) lagging(k methodKind, ref blockRef, resp *jsonrpc.Response, sentAt uint64) bool {
+	return !(ref.named && ref.number <= sentAt) && k.lagAnswer(resp)
 }
 
 // try makes one attempt of a single call on m and decodes its answer.

@@ -1,4 +1,4 @@
-package upstream
+package upstream_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -62,18 +64,18 @@ func (f *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,%s}`, req.ID, f.answer.Load().(string))
 }
 
-func httpMember(t *testing.T, url string) MemberConfig {
+func httpMember(t *testing.T, url string) upstream.MemberConfig {
 	t.Helper()
-	u, err := NewHTTP(url)
+	u, err := transport.NewHTTP(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return MemberConfig{Upstream: u}
+	return upstream.MemberConfig{Upstream: u}
 }
 
-func startPool(t *testing.T, cfg PoolConfig, members ...MemberConfig) *Pool {
+func startPool(t *testing.T, cfg upstream.PoolConfig, members ...upstream.MemberConfig) *upstream.Pool {
 	t.Helper()
-	p := NewPool("test", cfg, members...)
+	p := upstream.NewPool("test", cfg, members...)
 	p.Start(context.Background())
 	t.Cleanup(p.Close)
 	return p
@@ -96,7 +98,7 @@ func deadURL(t *testing.T) string {
 func TestPoolChoosesOnlyNodesAtTheHead(t *testing.T) {
 	ahead := newFakeNode(t, 100, `"result":"ahead"`)
 	behind := newFakeNode(t, 90, `"result":"behind"`)
-	p := startPool(t, PoolConfig{HeadInterval: time.Hour}, httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
 	for range 50 {
 		resp, err := p.Forward(context.Background(), callBody, true)
 		if err != nil {
@@ -135,8 +137,8 @@ func TestPoolRetries(t *testing.T) {
 			good := newFakeNode(t, 10, `"result":"good"`)
 			tc.first(bad)
 			// Only the bad node first: the good one joins at a lower priority tier.
-			p := startPool(t, PoolConfig{HeadInterval: time.Hour, FailThreshold: 100},
-				httpMember(t, bad.srv.URL), MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
+			p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, FailThreshold: 100},
+				httpMember(t, bad.srv.URL), upstream.MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
 			resp, err := p.Forward(context.Background(), callBody, tc.idempotent)
 			if tc.wantErr {
 				if err == nil {
@@ -158,9 +160,9 @@ func TestPoolRetries(t *testing.T) {
 	}
 }
 
-func mustHTTP(t *testing.T, url string) Upstream {
+func mustHTTP(t *testing.T, url string) upstream.Upstream {
 	t.Helper()
-	u, err := NewHTTP(url)
+	u, err := transport.NewHTTP(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func mustHTTP(t *testing.T, url string) Upstream {
 func TestPoolRetriesWriteWhenNothingWasSent(t *testing.T) {
 	good := newFakeNode(t, 10, `"result":"0xhash"`)
 	dead := deadURL(t)
-	p := NewPool("test", PoolConfig{HeadInterval: time.Hour}, httpMember(t, dead), MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
+	p := upstream.NewPool("test", upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, dead), upstream.MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
 	// No Start: both members count as healthy, so the dead one is tried first.
 	resp, err := p.Forward(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x00"]}`), false)
 	if err != nil {
@@ -184,7 +186,7 @@ func TestPoolRetriesWriteWhenNothingWasSent(t *testing.T) {
 func TestPoolTakesOutAndBringsBack(t *testing.T) {
 	f := newFakeNode(t, 5, `"result":"ok"`)
 	other := newFakeNode(t, 5, `"result":"other"`)
-	p := startPool(t, PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 10 * time.Millisecond},
+	p := startPool(t, upstream.PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 10 * time.Millisecond},
 		httpMember(t, f.srv.URL), httpMember(t, other.srv.URL))
 	f.status.Store(503)
 	// Calls keep succeeding while one node fails.
@@ -208,7 +210,7 @@ func TestPoolTakesOutAndBringsBack(t *testing.T) {
 }
 
 func TestPoolAllDown(t *testing.T) {
-	p := startPool(t, PoolConfig{HeadInterval: time.Hour, ProbeInterval: time.Hour}, httpMember(t, deadURL(t)), httpMember(t, deadURL(t)))
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, ProbeInterval: time.Hour}, httpMember(t, deadURL(t)), httpMember(t, deadURL(t)))
 	start := time.Now()
 	_, err := p.Forward(context.Background(), callBody, true)
 	if err == nil {
@@ -235,7 +237,7 @@ func TestIsNodeFaultAnswer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := IsNodeFaultAnswer(&jsonrpc.Error{Code: tc.code, Message: tc.msg}); got != tc.want {
+			if got := upstream.IsNodeFaultAnswer(&jsonrpc.Error{Code: tc.code, Message: tc.msg}); got != tc.want {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -245,7 +247,7 @@ func TestIsNodeFaultAnswer(t *testing.T) {
 func TestPoolKeepsLaggingNodesOutAfterTheHeadDies(t *testing.T) {
 	ahead := newFakeNode(t, 100, `"result":"ahead"`)
 	behind := newFakeNode(t, 90, `"result":"behind"`)
-	p := startPool(t, PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour},
+	p := startPool(t, upstream.PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: 100 * time.Millisecond},
 		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
 	if _, err := p.Forward(context.Background(), callBody, true); err != nil {
 		t.Fatal(err)
@@ -264,7 +266,7 @@ func TestPoolKeepsLaggingNodesOutAfterTheHeadDies(t *testing.T) {
 func TestPoolFollowsAResetChainAfterLagMemory(t *testing.T) {
 	ahead := newFakeNode(t, 100, `"result":"ahead"`)
 	behind := newFakeNode(t, 90, `"result":"behind"`)
-	p := startPool(t, PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: 50 * time.Millisecond},
+	p := startPool(t, upstream.PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: 50 * time.Millisecond},
 		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
 	ahead.srv.Close()
 	waitHealthy(t, p.Members()[0], false)
@@ -275,7 +277,7 @@ func TestPoolFollowsAResetChainAfterLagMemory(t *testing.T) {
 	}
 }
 
-func waitHealthy(t *testing.T, m *Member, want bool) {
+func waitHealthy(t *testing.T, m *upstream.Member, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
 	for m.Healthy() != want {
@@ -291,7 +293,7 @@ func waitHealthy(t *testing.T, m *Member, want bool) {
 func TestCallerDeadlineIsNotANodeFault(t *testing.T) {
 	slow := newFakeNode(t, 1, `"result":"late"`)
 	slow.delay.Store(int64(time.Second))
-	p := startPool(t, PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second}, httpMember(t, slow.srv.URL))
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second}, httpMember(t, slow.srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := p.Forward(ctx, callBody, true); err == nil {
@@ -307,7 +309,7 @@ func TestCallerDeadlineIsNotANodeFault(t *testing.T) {
 func TestRetryBudgetBoundsACall(t *testing.T) {
 	slow := newFakeNode(t, 1, `"result":"late"`)
 	slow.delay.Store(int64(2 * time.Second))
-	p := startPool(t, PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second, RetryBudget: 150 * time.Millisecond}, httpMember(t, slow.srv.URL))
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second, RetryBudget: 150 * time.Millisecond}, httpMember(t, slow.srv.URL))
 	start := time.Now()
 	if _, err := p.Forward(context.Background(), callBody, true); err == nil {
 		t.Fatal("want an error once the budget is spent")

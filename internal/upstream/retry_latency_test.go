@@ -1,10 +1,12 @@
-package upstream
+package upstream_test
 
 import (
 	"context"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // TestRetryLatencyFigures measures (and logs, never asserts) what a retry
@@ -12,12 +14,12 @@ import (
 // first choice refuses connections, against a pool of the good node alone.
 func TestRetryLatencyFigures(t *testing.T) {
 	good := newFakeNode(t, 1, `"result":"ok"`)
-	direct := NewPool("direct", PoolConfig{HeadInterval: time.Hour}, httpMember(t, good.srv.URL))
+	direct := upstream.NewPool("direct", upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, good.srv.URL))
 	// FailThreshold keeps the dead node in service so that every call pays the retry.
-	retry := NewPool("retry", PoolConfig{HeadInterval: time.Hour, FailThreshold: 1 << 30},
-		httpMember(t, deadURL(t)), MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
+	retry := upstream.NewPool("retry", upstream.PoolConfig{HeadInterval: time.Hour, FailThreshold: 1 << 30},
+		httpMember(t, deadURL(t)), upstream.MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
 	const n = 2000
-	measure := func(p *Pool) (p50, p99 time.Duration) {
+	measure := func(p *upstream.Pool) (p50, p99 time.Duration) {
 		d := make([]time.Duration, n)
 		for i := range d {
 			start := time.Now()

@@ -32,7 +32,9 @@ type Subscription struct {
 // ErrSubscriptionEnded is the reason of a subscription ended by Unsubscribe.
 var ErrSubscriptionEnded = errors.New("subscription ended")
 
-func newSubscription(c <-chan json.RawMessage, unsub func()) *Subscription {
+// NewSubscription is a transport's new subscription delivering on c; unsub
+// tells the node when the subscription is ended by Unsubscribe.
+func NewSubscription(c <-chan json.RawMessage, unsub func()) *Subscription {
 	return &Subscription{C: c, done: make(chan struct{}), unsub: unsub}
 }
 
@@ -51,13 +53,14 @@ func (s *Subscription) Err() error {
 
 // Unsubscribe ends the subscription and tells the node.
 func (s *Subscription) Unsubscribe() {
-	if s.end(ErrSubscriptionEnded) && s.unsub != nil {
+	if s.End(ErrSubscriptionEnded) && s.unsub != nil {
 		s.unsub()
 	}
 }
 
-// end records why the subscription ended; it returns true the first time.
-func (s *Subscription) end(err error) bool {
+// End records why the subscription ended (for transports: the connection
+// dropped); it returns true the first time.
+func (s *Subscription) End(err error) bool {
 	first := false
 	s.once.Do(func() {
 		s.err, first = err, true
@@ -73,16 +76,20 @@ type unwrapper interface {
 }
 
 // SubscriberOf is u's Subscriber, looking through wrappers (Unwrap).
-func SubscriberOf(u Upstream) (Subscriber, bool) {
+func SubscriberOf(u Upstream) (Subscriber, bool) { return as[Subscriber](u) }
+
+// as is u as a T (what it can do besides calls), looking through wrappers.
+func as[T any](u Upstream) (T, bool) {
 	for u != nil {
-		if s, ok := u.(Subscriber); ok {
-			return s, true
+		if t, ok := u.(T); ok {
+			return t, true
 		}
 		w, ok := u.(unwrapper)
 		if !ok {
-			return nil, false
+			break
 		}
 		u = w.Unwrap()
 	}
-	return nil, false
+	var zero T
+	return zero, false
 }

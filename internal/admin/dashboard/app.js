@@ -3,7 +3,7 @@
 "use strict";
 
 const TOKEN_KEY = "nodegate.admin.token";
-const ERROR_KINDS = ["rate_limited", "invalid", "forbidden", "limit", "upstream", "node"];
+const ERROR_KINDS = ["rate_limited", "daily_exceeded", "invalid", "forbidden", "limit", "upstream", "node"];
 const $ = (sel) => document.querySelector(sel);
 let selectedKey = null;
 
@@ -60,6 +60,7 @@ async function load() {
     $("#logout").hidden = false;
     renderKeys(keys.keys || []);
     renderUpstreams(ups || []);
+    if (typeof loadAccounts === "function") { await loadAccounts(); } // accounts.js
     const first = selectedKey || (keys.keys && keys.keys.length ? keys.keys[0].id : null);
     if (first) { await selectKey(first, keys.keys); }
     status("updated " + new Date().toISOString().slice(11, 19) + " UTC");

@@ -50,7 +50,7 @@ func ownLimit(v string, planS bool) string {
 // printUsage prints usage records as a table, with a total line.
 func printUsage(w io.Writer, rows []keys.UsageRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "DAY\tNETWORK\tMETHOD\tREQUESTS\tCREDITS\tRATE LIMITED\tINVALID\tFORBIDDEN\tLIMIT\tUPSTREAM\tNODE\t")
+	fmt.Fprintln(tw, "DAY\tNETWORK\tMETHOD\tREQUESTS\tCREDITS\tRATE LIMITED\tDAILY\tINVALID\tFORBIDDEN\tLIMIT\tUPSTREAM\tNODE\t")
 	var total keys.UsageRow
 	for _, r := range rows {
 		usageLine(tw, r.Day, r.Network, r.Method, r)
@@ -64,8 +64,8 @@ func printUsage(w io.Writer, rows []keys.UsageRow) {
 
 func usageLine(w io.Writer, day, network, method string, r keys.UsageRow) {
 	e := r.Errors
-	fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", day, network, method, r.Requests, r.Credits,
-		e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node)
+	fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", day, network, method, r.Requests, r.Credits,
+		e.RateLimited, e.Daily, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node)
 }
 
 func printTable(w io.Writer, recs []keys.Record) {

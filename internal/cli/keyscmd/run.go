@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/cli/clistore"
 	"github.com/nodegate/nodegate/internal/keys"
 )
 
@@ -72,7 +72,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if cmd.register != nil {
 		cmd.register(fs, inv)
 	}
-	pos, err := parseInterspersed(fs, args[1:])
+	pos, err := clistore.ParseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
@@ -110,33 +110,22 @@ type invocation struct {
 
 // open loads the configuration like `nodegate serve` does and opens the store.
 func (inv *invocation) open(ctx context.Context) (*keys.Manager, func(), int) {
-	cfg := config.Defaults()
-	if inv.common.configPath != "" {
-		var err error
-		if cfg, err = config.Load(inv.common.configPath); err != nil {
-			fmt.Fprintln(inv.stderr, "nodegate keys:", err)
-			return nil, nil, 2
-		}
-	}
+	dataDir, dbURL := "", ""
 	if inv.set["data-dir"] {
-		cfg.DataDir = inv.common.dataDir
+		dataDir = inv.common.dataDir
 	}
 	if inv.set["database-url"] {
-		cfg.DatabaseURL = inv.common.databaseURL
+		dbURL = inv.common.databaseURL
 	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(inv.stderr, "nodegate keys: invalid configuration:\n%v\n", err)
-		return nil, nil, 2
-	}
-	for _, n := range cfg.EffectiveNetworks() {
-		inv.networks = append(inv.networks, n.Name)
-	}
-	store, err := keys.OpenStore(ctx, cfg.KeyStore())
+	st, code, err := clistore.Open(ctx, inv.common.configPath, dataDir, dbURL)
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
-		return nil, nil, 1
+		return nil, nil, code
 	}
-	return &keys.Manager{Store: store, Plans: cfg.KeyPlans()}, func() { store.Close() }, 0
+	for _, n := range st.Config.EffectiveNetworks() {
+		inv.networks = append(inv.networks, n.Name)
+	}
+	return &keys.Manager{Store: st.Keys, Plans: st.Plans}, func() { st.Keys.Close() }, 0
 }
 
 // checkNetworks refuses a --network that the config does not serve.
@@ -172,22 +161,6 @@ func (inv *invocation) report(err error) int {
 	default:
 		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
 		return 1
-	}
-}
-
-// parseInterspersed parses flags that may come after positional arguments
-// (`keys show ID --json`), which the flag package alone stops at.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
 	}
 }
 

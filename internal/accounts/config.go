@@ -1,0 +1,19 @@
+package accounts
+
+import "github.com/nodegate/nodegate/internal/config"
+
+// OptionsOf are the rules of the configuration's accounts: section, its
+// defaults filled in (config.EffectiveAccounts), with the mail server when
+// one is configured.
+func OptionsOf(cfg *config.Config) Options {
+	ac := cfg.EffectiveAccounts()
+	o := Options{
+		Signup: Signup(ac.Signup), SignupPlan: ac.SignupPlan, UpgradePlan: ac.UpgradePlan, CustomPlan: ac.CustomPlan,
+		MaxKeys: ac.MaxKeys, DefaultMaxKeys: config.DefaultMaxKeys, SessionIdle: ac.SessionIdle, SessionMax: ac.SessionMax,
+		LinkTTL: ac.LinkTTL, BaseURL: ac.PublicURL,
+	}
+	if ac.SMTP.Addr != "" {
+		o.Mailer = &SMTP{Addr: ac.SMTP.Addr, From: ac.SMTP.From, Username: ac.SMTP.Username, Password: ac.SMTP.Password}
+	}
+	return o
+}

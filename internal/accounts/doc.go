@@ -1,0 +1,17 @@
+// Package accounts holds nodegate's customers: accounts (an email as the
+// login, an argon2id password hash, a plan, a status), their browser
+// sessions, one-time links (invitations, password resets), requests for
+// the custom top tier, sign-in limits, and the mail that carries links.
+//
+// It owns the rules of those: who may sign up (the signup policy), what a
+// password and an email must be, how long a session lives, how many keys
+// an account may have, which plan an account may move itself to. Its
+// tables live in the key store's database (keys.SQL; schema in
+// internal/keys/schema_accounts.go), so that an account's plan or status
+// and its keys change in one transaction and reach every replica through
+// the keys' change counter.
+//
+// It must not serve HTTP (internal/customer and internal/admin do) nor
+// know about requests to nodes: the keys an account owns are keys.Records
+// made and changed through keys.Manager.
+package accounts

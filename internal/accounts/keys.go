@@ -1,0 +1,90 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+
+	"log/slog"
+
+	"github.com/nodegate/nodegate/internal/keys"
+)
+
+// Keys lists the keys an account owns, revoked ones included.
+func (s *Service) Keys(ctx context.Context, account string) ([]keys.Record, error) {
+	recs, err := s.keys.Store.ListOwned(ctx, account)
+	if recs == nil && err == nil {
+		recs = []keys.Record{} // JSON [], not null
+	}
+	return recs, err
+}
+
+// Key returns a key the account owns: ErrNotFound for any other id.
+func (s *Service) Key(ctx context.Context, account, id string) (keys.Record, error) {
+	r, err := s.keys.Store.Get(ctx, id)
+	if keys.IsNotFound(err) || (err == nil && r.Account != account) {
+		return keys.Record{}, ErrNotFound
+	}
+	return r, err
+}
+
+// CreateKey makes a key for the account on its plan, within its plan's
+// key cap. The plain key and secret are only in the result.
+func (s *Service) CreateKey(ctx context.Context, account string, p keys.CreateParams) (keys.Created, error) {
+	a, err := s.Get(ctx, account)
+	if err != nil {
+		return keys.Created{}, err
+	}
+	if a.Status != StatusActive {
+		return keys.Created{}, ErrDisabled
+	}
+	c, err := s.keys.CreateOwned(ctx, a.ID, a.Plan, s.MaxKeys(a.Plan), p)
+	if err != nil {
+		return keys.Created{}, err
+	}
+	slog.Info("key created", "key_id", c.ID, "account", a.ID, "via", "dashboard")
+	return c, nil
+}
+
+// UpdateKey changes a key the account owns. Its plan is the account's:
+// a patch may not set it.
+func (s *Service) UpdateKey(ctx context.Context, account, id string, p keys.Patch) (keys.Updated, error) {
+	if p.Plan != nil {
+		return keys.Updated{}, inputf("plan: a key has its account's plan")
+	}
+	if p.RatePerSecond != nil || p.DailyCredits != nil {
+		return keys.Updated{}, inputf("limits: a key's own limits are set by the operator")
+	}
+	if _, err := s.Key(ctx, account, id); err != nil {
+		return keys.Updated{}, err
+	}
+	u, err := s.keys.Update(ctx, id, p)
+	if err == nil {
+		slog.Info("key updated", "key_id", id, "account", account, "via", "dashboard")
+	}
+	return u, err
+}
+
+// RevokeKey revokes a key the account owns, for good.
+func (s *Service) RevokeKey(ctx context.Context, account, id string) (keys.Record, error) {
+	if _, err := s.Key(ctx, account, id); err != nil {
+		return keys.Record{}, err
+	}
+	r, err := s.keys.Revoke(ctx, id)
+	if err == nil {
+		slog.Info("key revoked", "key_id", id, "account", account, "via", "dashboard")
+	}
+	return r, err
+}
+
+// IsNotFound reports an unknown account, request or key.
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) || keys.IsNotFound(err) }
+
+// Input turns the keys package's refused input into this package's, so
+// that callers check one kind.
+func Input(err error) error {
+	var ie *keys.InputError
+	if errors.As(err, &ie) {
+		return &InputError{Msg: ie.Msg}
+	}
+	return err
+}

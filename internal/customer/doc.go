@@ -1,0 +1,13 @@
+// Package customer is the customer dashboard: the pages at /dashboard/ on
+// the client listener where customers sign up and in, make and manage
+// their keys, watch their usage and change their plan (docs/dashboard.md).
+//
+// It owns the HTTP side of accounts: routing, the session cookie, CSRF
+// tokens, the per-account cap on dashboard requests, form parsing and the
+// pages (html/template, embedded with their stylesheet: no script, no CDN,
+// a strict Content-Security-Policy; charts are SVG drawn on the server).
+//
+// It must not hold account rules (internal/accounts does) nor key rules
+// (internal/keys does): it turns forms into their calls and their answers
+// and errors into pages.
+package customer

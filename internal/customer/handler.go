@@ -1,0 +1,216 @@
+package customer
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/accounts"
+)
+
+//go:embed pages
+var pageFiles embed.FS
+
+// NetworkURL is one network a key may use, with the base URLs clients
+// reach it at (scheme://host[:port], no path).
+type NetworkURL struct {
+	Name   string
+	Family string
+	HTTP   string
+	WS     string
+}
+
+// Options configure the dashboard.
+type Options struct {
+	Accounts *accounts.Service
+	// Networks lists the served networks with their base URLs as a client
+	// of request r reaches them.
+	Networks func(r *http.Request) []NetworkURL
+	// PageRate caps an account's (or a signed-out address's) dashboard
+	// requests per minute.
+	PageRate int
+	// SecureCookies marks cookies Secure even on plain HTTP (a proxy in
+	// front terminates TLS).
+	SecureCookies bool
+	// SessionMax is the session cookie's lifetime.
+	SessionMax time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Handler serves /dashboard/ on the client listener.
+type Handler struct {
+	opts  Options
+	mux   *http.ServeMux
+	cap   *pageCap
+	pages map[string]*pageTemplate
+}
+
+// maxForm bounds a dashboard request body.
+const maxForm = 64 << 10
+
+// Prefix is where the dashboard is served.
+const Prefix = "/dashboard"
+
+// New makes the dashboard's handler.
+func New(opts Options) *Handler {
+	h := &Handler{opts: opts, mux: http.NewServeMux(), cap: newPageCap(opts.PageRate), pages: loadPages()}
+	h.routes()
+	return h
+}
+
+// visit is what a request carries through the handlers: the session when
+// signed in, and the CSRF token its forms hold.
+type visit struct {
+	sess  *accounts.Session
+	token string
+	csrf  string
+}
+
+type visitKey struct{}
+
+func visitOf(r *http.Request) *visit { return r.Context().Value(visitKey{}).(*visit) }
+
+// ServeHTTP sets the security headers, loads the session, applies the
+// request cap, checks CSRF on every state-changing request, then routes.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	secure(w)
+	if r.URL.Path == Prefix {
+		http.Redirect(w, r, Prefix+"/", http.StatusMovedPermanently)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	v := &visit{}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		sess, err := h.opts.Accounts.Authenticate(r.Context(), c.Value)
+		switch {
+		case err == nil:
+			v.sess, v.token, v.csrf = &sess, c.Value, sessionCSRF(c.Value)
+		case errors.Is(err, accounts.ErrNoSession):
+			h.setCookie(w, r, sessionCookie, "", -1)
+		default:
+			h.storeError(w, r, err)
+			return
+		}
+	}
+	subject := "ip:" + clientIP(r)
+	if v.sess != nil {
+		subject = "account:" + v.sess.Account.ID
+	}
+	if !h.cap.allow(subject, h.now()) {
+		w.Header().Set("Retry-After", "60")
+		h.message(w, r, v, http.StatusTooManyRequests, "Too many requests", "This dashboard answers a limited number of requests per minute: wait a minute and try again.")
+		return
+	}
+	if v.sess == nil && r.Method == http.MethodGet {
+		v.csrf = h.anonCSRF(w, r)
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if !h.checkCSRF(r, v) {
+			h.message(w, r, v, http.StatusForbidden, "Refused", "This form came from another page or an old session (CSRF check failed): reload the page and send it again.")
+			return
+		}
+	}
+	h.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), visitKey{}, v)))
+}
+
+// checkCSRF: the form's token must be the session's, or when signed out
+// the CSRF cookie's; and the browser must not say the request came from
+// another site.
+func (h *Handler) checkCSRF(r *http.Request, v *visit) bool {
+	if !sameOrigin(r) {
+		return false
+	}
+	got := r.PostFormValue("csrf")
+	if v.sess != nil {
+		return tokenEqual(got, v.csrf)
+	}
+	c, err := r.Cookie(csrfCookie)
+	if err != nil {
+		return false
+	}
+	v.csrf = c.Value
+	return tokenEqual(got, c.Value)
+}
+
+func (h *Handler) now() time.Time {
+	if h.opts.Now != nil {
+		return h.opts.Now()
+	}
+	return time.Now()
+}
+
+// storeError answers a failure of the store (never a customer's fault).
+func (h *Handler) storeError(w http.ResponseWriter, r *http.Request, err error) {
+	slog.Error("dashboard: store", "path", r.URL.Path, "err", err)
+	v, _ := r.Context().Value(visitKey{}).(*visit)
+	if v == nil {
+		v = &visit{}
+	}
+	h.message(w, r, v, http.StatusServiceUnavailable, "Unavailable", "The service could not reach its store: try again in a moment.")
+}
+
+// signedIn wraps a page that needs a session: without one it sends the
+// browser to the sign-in page.
+func (h *Handler) signedIn(fn func(http.ResponseWriter, *http.Request, *visit)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v := visitOf(r)
+		if v.sess == nil {
+			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+			return
+		}
+		fn(w, r, v)
+	}
+}
+
+func (h *Handler) routes() {
+	m := h.mux
+	m.HandleFunc("GET "+Prefix+"/style.css", h.style)
+	m.HandleFunc("GET "+Prefix+"/{$}", h.home)
+	m.HandleFunc("GET "+Prefix+"/signin", h.signinPage)
+	m.HandleFunc("POST "+Prefix+"/signin", h.signin)
+	m.HandleFunc("GET "+Prefix+"/signup", h.signupPage)
+	m.HandleFunc("POST "+Prefix+"/signup", h.signup)
+	m.HandleFunc("POST "+Prefix+"/signout", h.signout)
+	m.HandleFunc("GET "+Prefix+"/forgot", h.forgotPage)
+	m.HandleFunc("POST "+Prefix+"/forgot", h.forgot)
+	m.HandleFunc("GET "+Prefix+"/reset", h.resetPage)
+	m.HandleFunc("POST "+Prefix+"/reset", h.reset)
+	m.HandleFunc("GET "+Prefix+"/password", h.signedIn(h.passwordPage))
+	m.HandleFunc("POST "+Prefix+"/password", h.signedIn(h.password))
+	m.HandleFunc("GET "+Prefix+"/keys", h.signedIn(h.keysPage))
+	m.HandleFunc("POST "+Prefix+"/keys", h.signedIn(h.createKey))
+	m.HandleFunc("GET "+Prefix+"/keys/{id}", h.signedIn(h.keyPage))
+	m.HandleFunc("POST "+Prefix+"/keys/{id}", h.signedIn(h.updateKey))
+	m.HandleFunc("POST "+Prefix+"/keys/{id}/revoke", h.signedIn(h.revokeKey))
+	m.HandleFunc("GET "+Prefix+"/keys/{id}/usage", h.signedIn(h.keyUsage))
+	m.HandleFunc("GET "+Prefix+"/usage", h.signedIn(h.accountUsage))
+	m.HandleFunc("GET "+Prefix+"/plan", h.signedIn(h.planPage))
+	m.HandleFunc("POST "+Prefix+"/plan/upgrade", h.signedIn(h.upgrade))
+	m.HandleFunc("POST "+Prefix+"/plan/request", h.signedIn(h.requestCustom))
+	m.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		h.message(w, r, visitOf(r), http.StatusNotFound, "Not found", "There is no such page.")
+	})
+}
+
+func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
+	if visitOf(r).sess != nil {
+		http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+}
+
+func (h *Handler) style(w http.ResponseWriter, r *http.Request) {
+	b, err := pageFiles.ReadFile("pages/style.css")
+	if err != nil {
+		http.Error(w, "missing stylesheet", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,76 @@
+package evmnode
+
+import (
+	"context"
+	"crypto/rand"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/nodegate/nodegate/internal/testenv"
+)
+
+// rawDataTx is a signed transaction from dev account i carrying size bytes
+// of calldata, hex-encoded for eth_sendRawTransaction.
+func rawDataTx(t *testing.T, n *Node, i int, nonce uint64, size int) string {
+	t.Helper()
+	data := make([]byte, size)
+	_, _ = rand.Read(data)
+	acc := n.Accounts()[i]
+	id := new(big.Int).SetUint64(n.ChainID())
+	tx, err := types.SignNewTx(acc.Key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{
+		ChainID: id, Nonce: nonce, GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(1e11),
+		Gas: 21000 + 40*uint64(size), To: &common.Address{0x42}, Data: data,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := tx.MarshalBinary()
+	return hexutil.Encode(b)
+}
+
+// TestChainBudget: once its blocks hold MaxChainBytes, the node answers
+// every transaction -32005 saying why, alone or in a batch, and keeps
+// answering reads.
+func TestChainBudget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := Start(ctx, Config{MaxChainBytes: 200 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	send := func(nonce uint64) string {
+		out, err := n.Do(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"eth_sendRawTransaction","params":["`+rawDataTx(t, n, 0, nonce, 30<<10)+`"]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	var nonce uint64
+	for ; nonce < 40; nonce++ {
+		out := send(nonce)
+		if strings.Contains(out, `"error"`) {
+			if !strings.Contains(out, `"code":-32005`) || !strings.Contains(out, "chain is full") || !strings.Contains(out, `"id":7`) {
+				t.Fatalf("transaction %d: %s", nonce, out)
+			}
+			break
+		}
+		testenv.WaitFor(t, 10*time.Second, "the block counted", func() bool { return n.ChainBytes() > int64(nonce+1)*30<<10 })
+	}
+	if nonce == 40 || nonce < 5 {
+		t.Fatalf("refused at transaction %d; want after about 7 of 30 KiB for a 200 KiB budget", nonce)
+	}
+	out, err := n.Do(ctx, []byte(`[{"jsonrpc":"2.0","id":"a","method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":"b","method":"eth_sendRawTransaction","params":["`+rawDataTx(t, n, 1, 0, 100)+`"]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(out); !strings.Contains(s, `{"jsonrpc":"2.0","id":"a","result":"0x539"}`) || !strings.Contains(s, `"id":"b","error":{"code":-32005`) {
+		t.Fatalf("batch: %s", out)
+	}
+	t.Logf("refused after %d transactions, %d bytes counted", nonce, n.ChainBytes())
+}

@@ -1,0 +1,57 @@
+package methods
+
+// The standard methods that nodegate forwards without checking their
+// params, each with an entry of its own so that the table knows what it
+// does: a read may be retried on another node and go in an upstream
+// batch; a method that runs code is under the execution bounds (Executes).
+// A method of an allowed namespace that is not here is Unlisted.
+
+// standardReads are the standard read methods, at the default cost.
+var standardReads = append(reads(FamilyEVM,
+	"eth_accounts", "eth_baseFee", "eth_blobBaseFee", "eth_capabilities", "eth_coinbase", "eth_config",
+	"eth_feeHistory", "eth_gasPrice", "eth_getBalance", "eth_getBlockByHash", "eth_getBlockByNumber",
+	"eth_getBlockReceipts", "eth_getBlockTransactionCountByHash", "eth_getBlockTransactionCountByNumber",
+	"eth_getCode", "eth_getHeaderByHash", "eth_getHeaderByNumber", "eth_getProof", "eth_getStorageValues",
+	"eth_getTransactionBySenderAndNonce", "eth_getTransactionCount", "eth_getUncleByBlockHashAndIndex",
+	"eth_getUncleCountByBlockHash", "eth_getUncleCountByBlockNumber", "eth_hashrate",
+	"eth_maxPriorityFeePerGas", "eth_mining", "eth_protocolVersion", "eth_syncing",
+	"net_listening", "net_peerCount", "web3_sha3",
+), reads(FamilyStarknet,
+	"starknet_blockHashAndNumber", "starknet_blockNumber", "starknet_getBlockTransactionCount",
+	"starknet_getBlockWithTxs", "starknet_getClass", "starknet_getClassAt", "starknet_getClassHashAt",
+	"starknet_getCompiledCasm", "starknet_getEvents", "starknet_getMessagesStatus", "starknet_getStateUpdate",
+	"starknet_getStorageAt", "starknet_getStorageProof", "starknet_getTransactionByBlockIdAndIndex",
+	"starknet_getTransactionByHash",
+)...)
+
+// standardExecutions are the standard methods that run code (besides
+// eth_call, eth_estimateGas, starknet_call and starknet_estimateFee, which
+// have entries with their own costs): reads, at the default cost, under
+// the execution bounds. eth_fillTransaction runs its transaction's code to
+// estimate its gas when none is given.
+var standardExecutions = executions(
+	reads(FamilyEVM, "eth_createAccessList", "eth_simulateV1", "eth_fillTransaction"),
+	reads(FamilyStarknet, "starknet_estimateMessageFee", "starknet_simulateTransactions",
+		"starknet_traceBlockTransactions", "starknet_traceTransaction"),
+)
+
+// reads are idempotent rules of family at the default cost.
+func reads(family Family, names ...string) []Rule {
+	out := make([]Rule, len(names))
+	for i, n := range names {
+		out[i] = Rule{Name: n, Family: family, Idempotent: true, Credits: DefaultCredits}
+	}
+	return out
+}
+
+// executions marks rules as running code.
+func executions(lists ...[]Rule) []Rule {
+	var out []Rule
+	for _, l := range lists {
+		for _, r := range l {
+			r.Executes = true
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+// headGas is a head block's gas limit that never changes.
+type headGas uint64
+
+func (g headGas) GasLimit() uint64 { return uint64(g) }
+
+// TestForwardedToSurvivesCopies: a call that a stage passes on as a copy
+// (the gas cap lowers an eth_call's gas; eth_getLogs goes in sub-ranges)
+// and that fails over to a partner tells its caller which partner
+// answered, as a call passed on unchanged does.
+func TestForwardedToSurvivesCopies(t *testing.T) {
+	var sent atomic.Value // the last body the partner received
+	partner := upstream.NewPool("partners", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: upstream.Func{ID: "partner-a",
+		Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+			sent.Store(string(body))
+			return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x"}`), nil
+		}}})
+	down := upstream.Func{ID: "node", Fn: func(context.Context, []byte) ([]byte, error) { return nil, errors.New("connection refused") }}
+	n := &pipeline.Network{
+		Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: down, Partners: partner,
+		Route:  &pipeline.Route{FailoverMethods: map[string]bool{"eth_call": true, "eth_getBalance": true}},
+		Stages: pipeline.EVM{Limits: limits.NewSet(limits.Values{}, nil), Gas: headGas(30_000_000)}.Stages(),
+	}
+	p := pipeline.Build(pipeline.Options{})
+	key := &keys.Key{ID: "k", Plan: keys.Plan{Name: "team", Failover: true}}
+	for _, tc := range []struct {
+		name, method, params string
+		copied               bool // the gas cap passes a copy on
+	}{
+		{name: "gas capped", method: "eth_call", params: `[{"to":"0x00000000000000000000000000000000000000a1","gas":"0xffffffffffff"},"latest"]`, copied: true},
+		{name: "gas under the cap", method: "eth_call", params: `[{"to":"0x00000000000000000000000000000000000000a1","gas":"0x5208"},"latest"]`},
+		{name: "not capped at all", method: "eth_getBalance", params: `["0x00000000000000000000000000000000000000a1","latest"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mkCall(n, "1", tc.method, tc.params)
+			c.Key = key
+			resp := p.Serve(context.Background(), c)
+			if resp.Err != nil {
+				t.Fatalf("answer: %+v", resp.Err)
+			}
+			if got := c.ForwardedTo(); got != "partner-a" {
+				t.Fatalf("forwarded to %q, want partner-a", got)
+			}
+			if body, _ := sent.Load().(string); tc.copied && strings.Contains(body, "0xffffffffffff") {
+				t.Fatalf("partner received the gas uncapped: %s", body)
+			}
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/accounts"
+	"github.com/nodegate/nodegate/internal/customer"
+)
+
+// startAccounts makes the customer accounts (kept in the key store) and
+// the customer dashboard served at /dashboard/ on the main client
+// listener (docs/dashboard.md).
+func (s *Service) startAccounts() error {
+	ac := s.Config.EffectiveAccounts()
+	opts := accounts.OptionsOf(&s.Config)
+	svc, err := accounts.New(s.KeyManager, opts)
+	if err != nil {
+		return err
+	}
+	s.Accounts = svc
+	s.customer = customer.New(customer.Options{Accounts: svc, Networks: s.customerNetworks, PageRate: ac.PageRate,
+		SecureCookies: strings.HasPrefix(ac.PublicURL, "https://"), SessionMax: ac.SessionMax})
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopAccounts = cancel
+	go purgeSessions(ctx, svc)
+	slog.Debug("customer dashboard", "path", customer.Prefix+"/", "signup", ac.Signup)
+	return nil
+}
+
+// purgeSessions deletes ended sessions now and then (any replica may).
+func purgeSessions(ctx context.Context, svc *accounts.Service) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := svc.PurgeSessions(pctx); err != nil && ctx.Err() == nil {
+			slog.Debug("purge sessions", "err", err)
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// customerPath reports whether a main-listener request is the dashboard's.
+func customerPath(p string) bool {
+	return p == customer.Prefix || strings.HasPrefix(p, customer.Prefix+"/")
+}
+
+// customerNetworks are the served networks with the base URLs a client of
+// r reaches them at: the request's own host on the main listener's
+// default network, a network's first host name (wildcards cannot be
+// called), or the request's host name with a network's own port.
+func (s *Service) customerNetworks(r *http.Request) []customer.NetworkURL {
+	cfg := s.current().cfg
+	httpScheme, wsScheme := "http", "ws"
+	if s.tls != nil || r.TLS != nil {
+		httpScheme, wsScheme = "https", "wss"
+	}
+	reqHost, reqPort := r.Host, ""
+	if h, p, err := net.SplitHostPort(r.Host); err == nil {
+		reqHost, reqPort = h, p
+	}
+	withPort := func(host, port string) string {
+		if port == "" {
+			return host
+		}
+		return net.JoinHostPort(host, port)
+	}
+	var out []customer.NetworkURL
+	for _, nc := range cfg.EffectiveNetworks() {
+		var base string
+		switch {
+		case nc.Listen != "":
+			u := s.NetworkURL(nc.Name)
+			if u == "" {
+				continue // its listener could not open (another nodegate has it)
+			}
+			_, port, _ := net.SplitHostPort(u[strings.Index(u, "://")+3:])
+			base = withPort(reqHost, port)
+		case len(nc.Hosts) > 0:
+			for _, h := range nc.Hosts {
+				if !strings.HasPrefix(h, "*") {
+					base = withPort(h, reqPort)
+					break
+				}
+			}
+		default:
+			base = r.Host
+		}
+		if base == "" {
+			continue
+		}
+		out = append(out, customer.NetworkURL{Name: nc.Name, Family: nc.Family, HTTP: httpScheme + "://" + base, WS: wsScheme + "://" + base})
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package service
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/limits"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+// A family is what a network family brings to a network, asked once per
+// network by buildNetwork: its method table, the methods that say its
+// head and chain id, whether it keeps final answers, its members' default
+// batch size, how it reaches a configured upstream, and its stages. Each
+// family is one value in families; a third family is one new file.
+type family interface {
+	// methods names the family's method table (methods.NewTable).
+	methods() methods.Family
+	// headMethod answers the head block's number ("" the pool's default).
+	headMethod() string
+	// chainIDMethod answers the chain id (the pool's chain check).
+	chainIDMethod() string
+	// numericChainID: the chain id is a number (EVM), the network's
+	// chain_id is checked and a network without one takes its first
+	// member's; else it is a felt only checked between members.
+	numericChainID() bool
+	// caches: the family tracks finality and keeps final answers when the
+	// network's cache is on.
+	caches() bool
+	// memberBatchSize is a member's upstream batch size.
+	memberBatchSize(uc config.Upstream) int
+	// upstream is one configured member of nc (table: the network's, which
+	// an embedded upstream may widen).
+	upstream(ctx context.Context, s *Service, cfg config.Config, nc config.Network, uc config.Upstream, table *methods.Table) (upstream.Upstream, error)
+	// stages are the family's pipeline stages, with what each holds.
+	stages(ctx context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error)
+}
+
+// families are the network families by their config name (config.Network
+// Family; "" is evm).
+var families = map[string]family{
+	"":         evmFamily{},
+	"evm":      evmFamily{},
+	"starknet": starknetFamily{},
+}
+
+// familyOf is nc's family (config validation admits only the names of
+// families).
+func familyOf(nc config.Network) family {
+	if f, ok := families[nc.Family]; ok {
+		return f
+	}
+	return evmFamily{}
+}
+
+// evmFamily is the EVM family: Ethereum JSON-RPC nodes, the embedded node.
+type evmFamily struct{}
+
+func (evmFamily) methods() methods.Family                { return methods.FamilyEVM }
+func (evmFamily) headMethod() string                     { return "" }
+func (evmFamily) chainIDMethod() string                  { return "eth_chainId" }
+func (evmFamily) numericChainID() bool                   { return true }
+func (evmFamily) caches() bool                           { return true }
+func (evmFamily) memberBatchSize(uc config.Upstream) int { return uc.BatchSize }
+
+func (evmFamily) upstream(ctx context.Context, s *Service, cfg config.Config, _ config.Network, uc config.Upstream, _ *methods.Table) (upstream.Upstream, error) {
+	return s.makeUpstream(ctx, cfg, uc)
+}
+
+// stages: the EVM family's limits, the head's gas limit for the gas cap
+// and, on the embedded node, each key's share of this process's CPUs.
+func (evmFamily) stages(_ context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error) {
+	evm := pipeline.EVM{Limits: limits.FromConfig(cfg.Limits), Gas: pool} // the pool knows its head block's gas limit
+	if servesEmbedded(nc) {
+		// eth_call runs on this process's CPUs: one key gets half.
+		evm.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	return evm.Stages(), nil
+}
+
+// starknetFamily is the Starknet family (docs/starknet.md): Starknet
+// JSON-RPC nodes, the embedded devnet (starknet.go).
+type starknetFamily struct{}
+
+func (starknetFamily) methods() methods.Family { return methods.FamilyStarknet }
+func (starknetFamily) headMethod() string      { return "starknet_blockNumber" }
+func (starknetFamily) chainIDMethod() string   { return "starknet_chainId" }
+func (starknetFamily) numericChainID() bool    { return false }
+func (starknetFamily) caches() bool            { return false }
+
+// memberBatchSize: a Starknet HTTP node takes upstream batches only when
+// its batch_size says so: nodegate does not assume that a Starknet node
+// accepts them. The embedded devnet does (devnet.Devnet.Do), and takes
+// them as an EVM node does.
+func (starknetFamily) memberBatchSize(uc config.Upstream) int {
+	if uc.URL != config.EmbeddedURL && uc.BatchSize == 0 {
+		return 1
+	}
+	return uc.BatchSize
+}
+
+func (starknetFamily) upstream(_ context.Context, s *Service, _ config.Config, nc config.Network, uc config.Upstream, table *methods.Table) (upstream.Upstream, error) {
+	return s.makeStarknetUpstream(uc, nc, table)
+}
+
+// stages: the pending-pool reader.
+func (starknetFamily) stages(ctx context.Context, _ config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error) {
+	p, err := newPending(ctx, nc, pool)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.Starknet{Pending: p}.Stages(), nil
+}

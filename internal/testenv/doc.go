@@ -1,0 +1,12 @@
+// Package testenv holds what tests ask of the machine they run on and the
+// two things nearly every test does. Program (testenv.go) finds the
+// programs some tests drive (curl, HAProxy, Chromium, Node.js): a missing
+// program fails the test when CI is set (.ci/run installs them, so a skip
+// there would hide a hole) and skips it elsewhere. WaitFor (wait.go) polls
+// until a condition holds, instead of sleeping a fixed time. Post and
+// PostJSON (post.go) send a JSON-RPC body and return the answer. NPMCI
+// (npm.go) installs the npm packages a test drives from a committed lock
+// file.
+//
+// It is for tests only; nothing in the binary imports it.
+package testenv

@@ -1,0 +1,51 @@
+package upstream_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
+)
+
+// TestPoolFollowsPushedHeads: a ws member's heads reach the pool by its
+// newHeads subscription as they are sealed, not at the next poll (here an
+// hour away).
+func TestPoolFollowsPushedHeads(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	ws, err := transport.NewWS("ws"+strings.TrimPrefix(n.HTTPEndpoint(), "http"), transport.WSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ws.Close)
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour}, upstream.MemberConfig{Upstream: ws})
+	m := p.Members()[0]
+	chainHead := func() uint64 { return n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() }
+	// The push subscription starts after Start returns: seal until the
+	// pool follows, then every further head must arrive by push.
+	testenv.WaitFor(t, 10*time.Second, "the push subscription to start", func() bool {
+		if m.Head() > 1 && m.Head() == chainHead() {
+			return true
+		}
+		_ = n.Commit()
+		return false
+	})
+	base := m.Head()
+	for i := range uint64(3) {
+		if err := n.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("the pool to learn head %d", base+i+1), func() bool { return m.Head() == base+i+1 })
+	}
+}

@@ -35,6 +35,9 @@ type Cache struct {
 	failing   bool // guarded by refreshMu: log outages once, not every poll
 	// checked is when the store last answered a refresh (unix nanoseconds).
 	checked atomic.Int64
+	// began is when the latest refresh began (unix nanoseconds): a miss
+	// older than it needs no check of its own (checkAfterMiss).
+	began atomic.Int64
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -109,12 +112,52 @@ func (c *Cache) Lookup(plain string) (*Key, bool) {
 		return nil, false
 	}
 	h := HashOf(plain)
-	k, ok := c.snap.Load().byHash[h]
-	if !ok || subtle.ConstantTimeCompare(k.hash[:], h[:]) != 1 {
+	k, ok := c.find(h)
+	if !ok && c.checkAfterMiss() {
+		k, ok = c.find(h)
+	}
+	if !ok {
 		return nil, false
 	}
 	k.touch(c.now.Load())
 	return k, true
+}
+
+func (c *Cache) find(h Hash) (*Key, bool) {
+	k, ok := c.snap.Load().byHash[h]
+	if !ok || subtle.ConstantTimeCompare(k.hash[:], h[:]) != 1 {
+		return nil, false
+	}
+	return k, true
+}
+
+// missCheckTimeout bounds the store check a missed key waits for.
+const missCheckTimeout = time.Second
+
+// checkAfterMiss reads the store's change counter after a well-formed key
+// was not found, so that a key made a moment ago (by `nodegate keys`, the
+// dashboard or another replica) works on its first call instead of after
+// the next poll. Misses that arrive together share one check: a refresh
+// that began after a miss answers for it, so a flood of unknown keys costs
+// the store at most one check at a time. While the store is known to be
+// unreachable, a miss is answered at once. It reports whether the
+// snapshot may have changed.
+func (c *Cache) checkAfterMiss() bool {
+	if c.store == nil {
+		return false
+	}
+	missed := time.Now().UnixNano()
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	if c.began.Load() > missed {
+		return true
+	}
+	if c.failing {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), missCheckTimeout)
+	defer cancel()
+	return c.refreshLocked(ctx) == nil
 }
 
 // ByID returns an active key by its id (for tools and tests).
@@ -134,6 +177,12 @@ func (c *Cache) Len() int { return len(c.snap.Load().byHash) }
 func (c *Cache) Refresh(ctx context.Context) error {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	return c.refreshLocked(ctx)
+}
+
+// refreshLocked is Refresh with refreshMu held.
+func (c *Cache) refreshLocked(ctx context.Context) error {
+	c.began.Store(time.Now().UnixNano())
 	v, err := c.store.Version(ctx)
 	if err != nil {
 		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)

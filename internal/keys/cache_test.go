@@ -233,3 +233,34 @@ func BenchmarkLookupCached(b *testing.B) {
 		}
 	})
 }
+
+// TestCacheNewKeyWorksAtOnce: a key made through another connection (the
+// CLI, the dashboard, another replica) is found on its first lookup, long
+// before the next poll; unknown keys arriving together share one check.
+func TestCacheNewKeyWorksAtOnce(t *testing.T) {
+	stores(t, func(t *testing.T, open func() Store) {
+		ctx := context.Background()
+		c, err := NewCache(ctx, open(), DefaultPlans(), PlanTeam, nil, CacheOptions{Poll: time.Hour, FlushUses: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		created, err := testManager(open()).Create(ctx, CreateParams{Name: "new", Plan: PlanCore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, ok := c.Lookup(created.Key)
+		if !ok || k.ID != created.ID {
+			t.Fatalf("new key not found on its first lookup (poll is an hour): %v %v", k, ok)
+		}
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Go(func() {
+				if _, ok := c.Lookup("0123456789abcdef0123456789abcdef"); ok {
+					t.Error("unknown key found")
+				}
+			})
+		}
+		wg.Wait()
+	})
+}

@@ -26,7 +26,7 @@ func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 		}
 		var entry *call
 		if o.log != nil {
-			entry = &call{}
+			entry = &call{of: c}
 			ctx = context.WithValue(ctx, callKey{}, entry)
 		}
 		resp := next(ctx, c)

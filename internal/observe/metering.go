@@ -30,6 +30,11 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 	refused := m.Metering.Admit(ctx, key, n, calls, invalid)
 	if req := requestFrom(ctx); req != nil {
 		req.metered.Store(true)
+		if m.o.log != nil {
+			req.mu.Lock()
+			req.order = calls
+			req.mu.Unlock()
+		}
 	}
 	if refused == nil {
 		m.o.metrics.RateLimitDecisions.WithLabelValues(n.Name, "admitted").Inc()
@@ -45,7 +50,7 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 		m.o.metrics.ObserveCall(n.Name, c.Req.Method, plan, code, 0)
 		var entry *call
 		if m.o.log != nil {
-			entry = &call{method: methods.Label(c.Req.Method), code: code}
+			entry = &call{method: methods.Label(c.Req.Method), code: code, of: c}
 		}
 		if req != nil && c.Client.Transport == "http" {
 			req.note(n.Name, keyID, entry)

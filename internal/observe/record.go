@@ -2,10 +2,12 @@ package observe
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/telemetry"
 )
 
@@ -23,7 +25,10 @@ type request struct {
 	mu      sync.Mutex
 	network string
 	keyID   string
-	calls   []*call // with the access log only
+	calls   []*call // with the access log only, in the order they ended
+	// order is the request's calls as the client sent them (set at
+	// admission), so that a batch's line lists them in that order.
+	order []*pipeline.Call
 }
 
 // call is one call's line of the access log.
@@ -31,7 +36,8 @@ type call struct {
 	method   string // methods.Label
 	code     telemetry.Code
 	duration time.Duration
-	upstream string // set by the attempt observer
+	upstream string         // set by the attempt observer
+	of       *pipeline.Call // the call this line is of
 }
 
 type requestKey struct{}
@@ -55,6 +61,7 @@ func putRequest(r *request) {
 	r.counted.Store(0)
 	r.metered.Store(false)
 	r.network, r.keyID = "", ""
+	r.order = nil
 	clear(r.calls)
 	if cap(r.calls) > 64 {
 		r.calls = nil
@@ -74,4 +81,18 @@ func (r *request) note(network, keyID string, c *call) {
 		r.calls = append(r.calls, c)
 	}
 	r.mu.Unlock()
+}
+
+// inOrder returns calls sorted as the client sent them, when the
+// request's order is known; calls is sorted in place.
+func (r *request) inOrder(calls []*call) []*call {
+	if len(calls) < 2 || len(r.order) < 2 {
+		return calls
+	}
+	pos := make(map[*pipeline.Call]int, len(r.order))
+	for i, c := range r.order {
+		pos[c] = i
+	}
+	slices.SortStableFunc(calls, func(a, b *call) int { return pos[a.of] - pos[b.of] })
+	return calls
 }

@@ -19,7 +19,7 @@ import (
 // transactions (chainbudget.go).
 func (n *Node) Do(ctx context.Context, body []byte) ([]byte, error) {
 	serve := func(b []byte) ([]byte, error) { return n.do(ctx, b) }
-	if out, ok, err := n.refuseWrites(body, serve); ok {
+	if out, ok, err := n.budgetWrites(body, serve); ok {
 		return out, err
 	}
 	return serve(body)

@@ -2,7 +2,9 @@ package evmnode
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/core"
@@ -13,7 +15,8 @@ import (
 // block, receipt and state since genesis (or since the import), the
 // transaction index and the preimages of the dev chain. Nothing is pruned,
 // so that every block's state answers; instead, what its blocks hold is
-// counted, and once it passes Config.MaxChainBytes the node takes no more
+// counted (a transaction's bytes from the moment it is sent, its state once
+// it is sealed), and once it passes Config.MaxChainBytes the node takes no more
 // transactions: eth_sendRawTransaction and eth_sendRawTransactionSync
 // answer -32005 saying so, while every read keeps working. A restart
 // starts a new dev chain.
@@ -37,10 +40,45 @@ const (
 	txGas              = 21000
 )
 
-// chainSize counts what the chain's blocks make the node keep.
+// chainSize counts what the chain's blocks make the node keep (used) and
+// what the transactions it took and has not sealed yet will (reserved).
+// A write reserves its transaction's bytes before the node sees it, so
+// that writes arriving faster than blocks are sealed cannot pass the
+// budget between two blocks; a refused write gives them back, a sealed
+// block moves its transactions' bytes from reserved to used.
 type chainSize struct {
-	used atomic.Int64
-	max  int64
+	used     atomic.Int64
+	reserved atomic.Int64
+	max      int64
+}
+
+// txBytes is what one transaction of size bytes makes the node keep,
+// besides the state it writes (counted from gas once it is sealed).
+func txBytes(size int64) int64 { return size + 64 + stateBytesPerTx }
+
+// reserve takes n bytes for a transaction about to be sent; false when
+// that would pass the budget (nothing is then taken).
+func (c *chainSize) reserve(n int64) bool {
+	if c.max <= 0 {
+		return true
+	}
+	if c.used.Load()+c.reserved.Add(n) > c.max {
+		c.reserved.Add(-n)
+		return false
+	}
+	return true
+}
+
+// release gives back n reserved bytes, never below zero (a transaction
+// sealed that was not reserved: one sent to `nodegate node`'s own
+// listener).
+func (c *chainSize) release(n int64) {
+	for {
+		r := c.reserved.Load()
+		if c.reserved.CompareAndSwap(r, max(r-n, 0)) {
+			return
+		}
+	}
 }
 
 // blockBytes is what one block makes the node keep: its header and
@@ -50,7 +88,7 @@ func blockBytes(ev core.ChainEvent) int64 {
 	size := int64(ev.Header.Size())
 	intrinsic := uint64(0)
 	for _, tx := range ev.Transactions {
-		size += int64(tx.Size()) + 64 + stateBytesPerTx
+		size += txBytes(int64(tx.Size()))
 		intrinsic += txGas + calldataGasPerByte*uint64(len(tx.Data()))
 	}
 	if ev.Header.GasUsed > intrinsic {
@@ -73,7 +111,12 @@ func (n *Node) countBlocks(stop <-chan struct{}) {
 	for {
 		select {
 		case ev := <-events:
+			var sealed int64
+			for _, tx := range ev.Transactions {
+				sealed += txBytes(int64(tx.Size()))
+			}
 			n.size.used.Add(blockBytes(ev))
+			n.size.release(sealed)
 		case <-sub.Err():
 			return
 		case <-stop:
@@ -82,36 +125,37 @@ func (n *Node) countBlocks(stop <-chan struct{}) {
 	}
 }
 
-// full reports whether the chain passed its budget.
-func (c *chainSize) full() bool { return c.max > 0 && c.used.Load() > c.max }
-
 // ChainBytes is what the node's blocks hold since it started, as counted
 // against Config.MaxChainBytes.
 func (n *Node) ChainBytes() int64 { return n.size.used.Load() }
 
 var sendMethod = []byte(`"eth_sendRawTransaction`)
 
-// refuseWrites answers body when the chain is full and body sends a
-// transaction: each such call answers -32005, the other calls of a batch
-// are served one by one. ok is false when body is to be served as it is.
-func (n *Node) refuseWrites(body []byte, serve func([]byte) ([]byte, error)) (out []byte, ok bool, err error) {
-	if !n.size.full() || !bytes.Contains(body, sendMethod) {
+// budgetWrites serves body when it sends a transaction, under the chain's
+// budget: each write reserves its transaction's bytes first and answers
+// -32005 when they do not fit; the other calls of a batch that holds a
+// write are served one by one. ok is false when body sends no transaction
+// (or there is no budget) and is to be served as it is.
+func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (out []byte, ok bool, err error) {
+	if n.size.max <= 0 || !bytes.Contains(body, sendMethod) {
 		return nil, false, nil
 	}
 	if !jsonrpc.IsBatch(body) {
-		if !isWrite(body) {
+		size, write := writeSize(body)
+		if !write {
 			return nil, false, nil
 		}
-		return n.chainFull(nil, body), true, nil
+		out, err = n.budgetWrite(nil, body, size, serve)
+		return out, true, err
 	}
 	buf := []byte{'['}
 	elemErr := jsonrpc.Elements(body, func(elem []byte) bool {
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
-		if isWrite(elem) {
-			buf = n.chainFull(buf, elem)
-			return true
+		if size, write := writeSize(elem); write {
+			buf, err = n.budgetWrite(buf, elem, size, serve)
+			return err == nil
 		}
 		var answer []byte
 		if answer, err = serve(elem); err != nil {
@@ -129,6 +173,43 @@ func (n *Node) refuseWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 	return append(buf, ']'), true, nil
 }
 
+// budgetWrite appends the answer to one write of a transaction of size
+// bytes: refused when it does not fit, else served, its reservation given
+// back unless the node took the transaction.
+func (n *Node) budgetWrite(buf, req []byte, size int64, serve func([]byte) ([]byte, error)) ([]byte, error) {
+	need := txBytes(size)
+	if !n.size.reserve(need) {
+		return n.chainFull(buf, req), nil
+	}
+	answer, err := serve(req)
+	if err != nil || !bytes.Contains(answer, []byte(`"result"`)) {
+		n.size.release(need)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, bytes.TrimSpace(answer)...), nil
+}
+
+// writeSize reports whether one request sends a transaction, and the
+// transaction's size in bytes (its hex parameter's length halved; 0 when
+// the parameter is not a string, which the node refuses).
+func writeSize(req []byte) (size int64, write bool) {
+	if !isWrite(req) {
+		return 0, false
+	}
+	msgs, _, _ := jsonrpc.Parse(req, 1)
+	var params []json.RawMessage
+	if json.Unmarshal(msgs[0].Req.Params, &params) != nil || len(params) == 0 {
+		return 0, true
+	}
+	var raw string
+	if json.Unmarshal(params[0], &raw) != nil {
+		return 0, true
+	}
+	return int64(len(strings.TrimPrefix(raw, "0x")) / 2), true
+}
+
 // isWrite reports whether one request sends a transaction.
 func isWrite(req []byte) bool {
 	msgs, _, err := jsonrpc.Parse(req, 1)
@@ -144,6 +225,6 @@ func (n *Node) chainFull(buf, req []byte) []byte {
 	msgs, _, _ := jsonrpc.Parse(req, 1)
 	full := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
 		"the embedded node's chain is full (%d MiB of blocks, node.max_chain_bytes %d MiB): it takes no more transactions; restart nodegate for a new dev chain, or raise node.max_chain_bytes",
-		n.size.used.Load()>>20, n.size.max>>20))
+		(n.size.used.Load()+n.size.reserved.Load())>>20, n.size.max>>20))
 	return jsonrpc.AppendResponse(buf, msgs[0].Req.ID, jsonrpc.ErrorResponse(full))
 }

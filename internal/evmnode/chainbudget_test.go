@@ -74,3 +74,52 @@ func TestChainBudget(t *testing.T) {
 	}
 	t.Logf("refused after %d transactions, %d bytes counted", nonce, n.ChainBytes())
 }
+
+// TestChainBudgetBeforeSealing: writes that arrive faster than blocks are
+// sealed cannot pass the budget between two blocks. With an hour between
+// blocks nothing is sealed, and still the node refuses once the sent
+// transactions fill the budget; a refused or failing write takes nothing.
+func TestChainBudgetBeforeSealing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := Start(ctx, Config{MaxChainBytes: 200 << 10, BlockTime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	send := func(acc int, nonce uint64) string {
+		out, err := n.Do(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"eth_sendRawTransaction","params":["`+rawDataTx(t, n, acc, nonce, 30<<10)+`"]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	sealed := n.ChainBytes() // the start's empty block
+	// A transaction the node refuses (a replayed nonce) reserves nothing.
+	if out := send(0, 0); !strings.Contains(out, `"result"`) {
+		t.Fatalf("first transaction: %s", out)
+	}
+	for range 20 {
+		if out := send(0, 0); !strings.Contains(out, `"error"`) || strings.Contains(out, "chain is full") {
+			t.Fatalf("replayed transaction: %s", out)
+		}
+	}
+	taken := 1
+	for nonce := uint64(1); nonce < 40; nonce++ {
+		out := send(0, nonce)
+		if strings.Contains(out, "chain is full") {
+			break
+		}
+		if !strings.Contains(out, `"result"`) {
+			t.Fatalf("transaction %d: %s", nonce, out)
+		}
+		taken++
+	}
+	if n.ChainBytes() != sealed {
+		t.Fatalf("%d bytes sealed; the test needs no block after the start's", n.ChainBytes())
+	}
+	if taken < 5 || taken*(30<<10) > 200<<10 {
+		t.Fatalf("%d transactions of 30 KiB taken before any block, budget 200 KiB", taken)
+	}
+	t.Logf("%d transactions taken before the budget refused, none sealed", taken)
+}

@@ -15,7 +15,9 @@ type devnetMethod func(d *Devnet, s *spec, params json.RawMessage) (json.RawMess
 
 // anySpec adapts a method that reads the same in every version.
 func anySpec(fn func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error)) devnetMethod {
-	return func(d *Devnet, _ *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) { return fn(d, params) }
+	return func(d *Devnet, _ *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+		return fn(d, params)
+	}
 }
 
 // devnetMethods is the devnet's whole method set; anything else is -32601.

@@ -68,6 +68,27 @@ func TestStarknetVersionPaths(t *testing.T) {
 			}
 		})
 	}
+	t.Run("after reloads", func(t *testing.T) {
+		// A reload of the limits only keeps the networks (WithLimits); one
+		// that changes the starknet network rebuilds it: either way the
+		// versioned path still answers.
+		next := s.Config
+		next.Limits.GasCapFactor = 3
+		if err := s.Reload(t.Context(), next); err != nil {
+			t.Fatal(err)
+		}
+		if status, out := post(t, sn+"/v3/"+key+"/rpc/v0_8", "", spec); status != 200 || !strings.Contains(out, `"result":"0.8.1"`) {
+			t.Fatalf("after a limits reload: %d %s", status, out)
+		}
+		next.Networks = append([]config.Network(nil), next.Networks...)
+		next.Networks[1].IdempotentMethods = []string{"starknet_getStorageAt"}
+		if err := s.Reload(t.Context(), next); err != nil {
+			t.Fatal(err)
+		}
+		if status, out := post(t, sn+"/v3/"+key+"/rpc/v0_8", "", spec); status != 200 || !strings.Contains(out, `"result":"0.8.1"`) {
+			t.Fatalf("after a rebuilding reload: %d %s", status, out)
+		}
+	})
 	t.Run("one devnet behind both", func(t *testing.T) {
 		accounts := `{"jsonrpc":"2.0","id":1,"method":"devnet_getPredeployedAccounts","params":[]}`
 		_, a10 := post(t, sn+"/v3/"+key, "", accounts)

@@ -65,7 +65,7 @@ func versionOf(n *pipeline.Network, version string) (*pipeline.Network, *jsonrpc
 	}
 	served := make([]string, 0, len(n.Versions))
 	for v := range n.Versions {
-		served = append(served, rpcVersionSegment[1:]+v)
+		served = append(served, rpcVersionSegment+v)
 	}
 	sort.Strings(served)
 	msg := "unknown JSON-RPC version: network " + n.Name + " serves no /rpc/" + version + " path"

@@ -56,7 +56,7 @@ func TestStarknetVersionPaths(t *testing.T) {
 		{name: "0.8 tag on v0_8", url: sn + "/v3/" + key + "/rpc/v0_8", body: `{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithTxHashes","params":["pending"]}`, wantStatus: 200, want: `"parent_hash"`},
 		{name: "0.10 tag on the default", url: sn + "/v3/" + key, body: `{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithTxHashes","params":["pre_confirmed"]}`, wantStatus: 200, want: `"block_number":1`},
 		{name: "accounts on v0_8", url: sn + "/v3/" + key + "/rpc/v0_8", body: `{"jsonrpc":"2.0","id":1,"method":"devnet_getPredeployedAccounts","params":[]}`, wantStatus: 200, want: `"initial_balance":"1000000000000000000000"`},
-		{name: "unknown version", url: sn + "/v3/" + key + "/rpc/v0_7", body: spec, wantStatus: 404, want: "serves no /rpc/v0_7 path (it serves rpc/v0_8 besides its default)"},
+		{name: "unknown version", url: sn + "/v3/" + key + "/rpc/v0_7", body: spec, wantStatus: 404, want: "serves no /rpc/v0_7 path (it serves /rpc/v0_8 besides its default)"},
 		{name: "EVM network has no versions", url: s.URL() + "/v3/" + key + "/rpc/v0_8", body: `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`, wantStatus: 404, want: "speaks its default version only"},
 		{name: "key still required", url: sn + "/v3/nokey/rpc/v0_8", body: spec, wantStatus: 401},
 	}

@@ -84,8 +84,8 @@ func (c Config) withDefaults() Config {
 // each sender's nonce, lists them through starknet_pendingTransactions and
 // moves them into blocks after BlockTime or on devnet_createBlock. It is a
 // devnet, not a sequencer: it executes nothing, checks no signature, fee
-// or balance, and keeps no state but the transactions and the nonces
-// (new_root is always 0x0).
+// or balance, and keeps no state but the transactions, the nonces and the
+// accounts it was made with (new_root is always 0x0).
 type Devnet struct {
 	cfg      Config
 	chainID  starknet.Felt

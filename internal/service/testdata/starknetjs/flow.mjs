@@ -1,5 +1,5 @@
 // starknet.js's standard flow against nodegate's Starknet devnet, with the
-// library's defaults only: RpcProvider.create with a nodeUrl, a predeployed
+// library's defaults only: RpcProvider.create (and new RpcProvider) with a nodeUrl, a predeployed
 // account from devnet_getPredeployedAccounts made into an Account without
 // cairoVersion (the library reads the account's class), getChainId,
 // getBlock, getNonce, getClassAt, execute (INVOKE v3), waitForTransaction,
@@ -28,6 +28,11 @@ export async function run(sn, v) {
   const chainId = await provider.getChainId();
   assert.equal(chainId, '0x534e5f4445564e4554'); // SN_DEVNET
   log('spec', spec, 'chain', chainId);
+  // The provider made without detection speaks the library's default
+  // version, the one this path serves.
+  const plain = new RpcProvider({ nodeUrl });
+  assert.equal(await plain.getChainId(), chainId);
+  assert.equal((await plain.getBlock('latest')).starknet_version, v.starknetVersion);
   const latest = await provider.getBlock('latest');
   assert.equal(typeof latest.block_number, 'number');
   assert.equal(latest.starknet_version, v.starknetVersion);

@@ -19,9 +19,9 @@ const starknetJSDir = "testdata/starknetjs"
 // /v3/<key>/rpc/v0_8), each installed by `npm ci` from its committed
 // package-lock.json, against the embedded default's Starknet devnet on its
 // own listener, through nodegate, with the library's defaults only
-// (testdata/starknetjs/flow.mjs): RpcProvider.create, getChainId, getBlock,
-// a predeployed account from devnet_getPredeployedAccounts as the library's
-// default Account (no cairoVersion: it reads the account's class with
+// (testdata/starknetjs/flow.mjs): RpcProvider.create and new RpcProvider,
+// getChainId, getBlock, a predeployed account from
+// devnet_getPredeployedAccounts as the library's default Account (no cairoVersion: it reads the account's class with
 // getClassAt), getNonce, execute (an INVOKE v3) whose hash is the signed
 // one, the transaction in the block being built and in
 // rollup_pendingTransactions, waitForTransaction, getTransactionReceipt and

@@ -10,6 +10,7 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/starknet/devnet"
 )
 
 // announceFirstKey prints a fresh installation's first key the moment it is
@@ -177,6 +178,24 @@ func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 			kind = "starknet devnet (embedded; a devnet, not a real chain)"
 		}
 		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks()[i].Name, curl, host, target, key)
+		if svc.Devnet != nil && svc.Networks()[i].Version("v0_8") != nil {
+			fmt.Fprintf(w, "             Starknet JSON-RPC %s at /v3/%s, %s at %s/v3/%s/rpc/v0_8 (starknet.js 7)\n", devnet.SpecVersion, key, devnet.SpecVersion08, target, key)
+		}
+	}
+	if svc.Devnet != nil {
+		printStarknetAccounts(w, svc.Devnet.Accounts())
+	}
+}
+
+// printStarknetAccounts lists the devnet's predeployed accounts with their
+// keys (devnet_getPredeployedAccounts answers the same).
+func printStarknetAccounts(w io.Writer, accs []devnet.Account) {
+	if len(accs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  starknet dev accounts (predeployed on the devnet; public keys, never use them on a real network):")
+	for _, a := range accs {
+		fmt.Fprintf(w, "    %s  private key %s  public key %s\n", a.Address, a.PrivateKey, a.PublicKey)
 	}
 }
 

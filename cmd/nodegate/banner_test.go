@@ -182,3 +182,39 @@ func TestBannerNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBannerStarknetDevnet: on the embedded default the banner gives the
+// devnet's 0.8 path, which answers as printed, and lists its predeployed
+// accounts with their keys.
+func TestBannerStarknetDevnet(t *testing.T) {
+	svc := servicetest.Start(t, servicetest.Config(t))
+	out := banner(svc, func(sub string) string { return "nodegate keys " + sub })
+	if svc.Devnet == nil {
+		t.Fatal("the embedded default has no devnet")
+	}
+	line := bannerLine(t, out, "Starknet JSON-RPC")
+	i := strings.Index(line, "http")
+	url, _, _ := strings.Cut(line[i:], " ")
+	if !strings.HasSuffix(url, "/v3/"+svc.GeneratedKey+"/rpc/v0_8") {
+		t.Fatalf("0.8 path %q in %q", url, line)
+	}
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_specVersion","params":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(resp.Body)
+	if body.String() != `{"jsonrpc":"2.0","id":1,"result":"0.8.1"}` {
+		t.Fatalf("the printed 0.8 path answered %d %s", resp.StatusCode, body.String())
+	}
+	accs := svc.Devnet.Accounts()
+	if len(accs) == 0 {
+		t.Fatal("no predeployed accounts")
+	}
+	for _, a := range accs {
+		if !strings.Contains(out, a.Address.String()+"  private key "+a.PrivateKey.String()+"  public key "+a.PublicKey.String()) {
+			t.Fatalf("account %s not in the banner:\n%s", a.Address, out)
+		}
+	}
+}

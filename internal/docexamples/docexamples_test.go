@@ -23,8 +23,9 @@ import (
 // The docs, from this package's folder.
 const root = "../.."
 
-// starknetJSDir has the npm packages a js example imports (starknet.js).
-const starknetJSDir = "../service/testdata/starknetjs"
+// starknetJSDir has the npm packages a js example imports (starknet.js 10,
+// the current one; TestStarknetJS runs 7 too).
+const starknetJSDir = "../service/testdata/starknetjs/v10"
 
 // docs lists README.md and docs/*.md.
 func docs(t *testing.T) []string {
@@ -290,7 +291,7 @@ func (s *server) shell(t *testing.T, body string, errorsAnswered bool) {
 
 func (s *server) node(t *testing.T, body string) {
 	testenv.Program(t, "the js examples", "node")
-	testenv.NPMCI(t, starknetJSDir, `"node_modules/starknet": {`+"\n"+`      "version": "7.6.4"`)
+	testenv.NPMCI(t, starknetJSDir, `"node_modules/starknet": {`+"\n"+`      "version": "10.8.0"`)
 	file := filepath.Join(starknetJSDir, fmt.Sprintf("doc-example-%d.mjs", time.Now().UnixNano()))
 	if err := os.WriteFile(file, []byte(s.text(body)), 0o600); err != nil {
 		t.Fatal(err)

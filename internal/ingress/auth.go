@@ -29,8 +29,8 @@ const (
 // user agent). bypass reports that a correct secret lifts the per-call
 // allowlists too. The plain key never leaves this function: errors and
 // logs name keys by id only.
-func authenticate(lookup KeyLookup, r *http.Request, prefix string) (k *keys.Key, bypass bool, e *jsonrpc.Error) {
-	plain, present := keyFromPath(r.URL.Path, prefix)
+func authenticate(lookup KeyLookup, r *http.Request, path, prefix string) (k *keys.Key, bypass bool, e *jsonrpc.Error) {
+	plain, present := keyFromPath(path, prefix)
 	if !present {
 		return nil, false, jsonrpc.ErrUnauthorized(msgNoKey)
 	}

@@ -1,4 +1,5 @@
-// Package ingress owns the wire: the HTTP listener, the /v3/<key> path, the
+// Package ingress owns the wire: the HTTP listener, the /v3/<key> path (and
+// /v3/<key>/rpc/<version>, which picks the network's version: path.go), the
 // WebSocket endpoint /ws/v3/<key> (websocket.go, wsconn.go: frame, in-flight
 // and keepalive limits; wswriter.go: the send queue and its writer, which
 // splices a subscription's id into a notification encoded once per stream

@@ -99,12 +99,16 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed: use POST", Status: http.StatusMethodNotAllowed})
 		return
 	}
+	path, version := apiVersion(r.URL.Path)
 	network, routeErr := s.Router.Route(r.Host)
+	if routeErr == nil && version != "" {
+		network, routeErr = versionOf(network, version)
+	}
 	if routeErr != nil {
 		writeError(w, routeErr)
 		return
 	}
-	key, bypass, authErr := authenticate(s.Keys, r, httpPrefix)
+	key, bypass, authErr := authenticate(s.Keys, r, path, httpPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
 		return

@@ -3,6 +3,7 @@ package ingress
 import (
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/nodegate/nodegate/internal/pipeline"
@@ -54,6 +55,26 @@ func (r *Router) Route(hostport string) (*pipeline.Network, *jsonrpc.Error) {
 		return r.fallback, nil
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "unknown network: no network is served at host " + quoteHost(host), Status: http.StatusNotFound}
+}
+
+// versionOf is n in the JSON-RPC version a /v3/<key>/rpc/<version> path
+// names (pipeline.Network.Versions); a version n does not serve is 404.
+func versionOf(n *pipeline.Network, version string) (*pipeline.Network, *jsonrpc.Error) {
+	if vn := n.Version(version); vn != nil {
+		return vn, nil
+	}
+	served := make([]string, 0, len(n.Versions))
+	for v := range n.Versions {
+		served = append(served, rpcVersionSegment+v)
+	}
+	sort.Strings(served)
+	msg := "unknown JSON-RPC version: network " + n.Name + " serves no /rpc/" + version + " path"
+	if len(served) > 0 {
+		msg += " (it serves " + strings.Join(served, ", ") + " besides its default)"
+	} else {
+		msg += ": it speaks its default version only, at /v3/<key>"
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg, Status: http.StatusNotFound}
 }
 
 // Networks lists the distinct networks the router can choose.

@@ -62,7 +62,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, routeErr)
 		return
 	}
-	key, bypass, authErr := authenticate(s.Keys, r, wsPrefix)
+	key, bypass, authErr := authenticate(s.Keys, r, r.URL.Path, wsPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
 		return

@@ -37,6 +37,8 @@ var starknetRules = []Rule{
 // devnetRules are the embedded devnet's own methods.
 var devnetRules = []Rule{
 	{Name: "devnet_createBlock", Family: FamilyStarknet, Args: noArgs, Credits: 80},
+	// Params: none, or with_balance (which the devnet refuses).
+	{Name: "devnet_getPredeployedAccounts", Family: FamilyStarknet, Credits: 5},
 }
 
 // EnableDevnet admits the devnet_ methods on a starknet table; a table of

@@ -31,6 +31,8 @@ func TestFamilies(t *testing.T) {
 		{name: "net on starknet", table: sn, method: "net_version"},
 		{name: "devnet without devnet", table: sn, method: "devnet_createBlock"},
 		{name: "devnet enabled", table: dev, method: "devnet_createBlock", found: true},
+		{name: "devnet accounts enabled", table: dev, method: "devnet_getPredeployedAccounts", found: true},
+		{name: "devnet accounts without devnet", table: sn, method: "devnet_getPredeployedAccounts"},
 		{name: "rollup method on evm", table: evm, method: "rollup_pendingTransactions"},
 		{name: "starknet method on evm", table: evm, method: "starknet_pendingTransactions"},
 		{name: "starknet read on evm", table: evm, method: "starknet_chainId"},

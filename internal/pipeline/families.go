@@ -94,9 +94,16 @@ func (n *Network) WithLimits(set *limits.Set) *Network {
 			stages[i] = h.withLimits(set)
 		}
 	}
+	var versions map[string]*Network
+	if len(n.Versions) > 0 {
+		versions = make(map[string]*Network, len(n.Versions))
+		for v, vn := range n.Versions {
+			versions[v] = vn.WithLimits(set)
+		}
+	}
 	return &Network{
 		Name: n.Name, Family: n.Family, ChainID: n.ChainID, Methods: n.Methods,
 		Upstream: n.Upstream, Pool: n.pool(), Partners: n.Partners, Subs: n.Subs,
-		Route: n.Route, Stages: stages,
+		Route: n.Route, Stages: stages, Versions: versions,
 	}
 }

@@ -39,9 +39,18 @@ type Network struct {
 	// Route is how calls reach the nodes: the cache, partner failover,
 	// metrics (nil: none of them).
 	Route *Route
+	// Versions are the network in other versions of its JSON-RPC, by the
+	// path segment that names them (/v3/<key>/rpc/v0_8): networks of the
+	// same name over the same nodes, each reaching them in its version.
+	// Nil: the network speaks one version, its default.
+	Versions map[string]*Network
 
 	once sync.Once
 }
+
+// Version is the network in the JSON-RPC version named v (Versions), or
+// nil when it does not serve that version.
+func (n *Network) Version(v string) *Network { return n.Versions[v] }
 
 // GasLimiter knows the gas limit of a network's head block; 0 when unknown.
 type GasLimiter interface {

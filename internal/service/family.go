@@ -33,8 +33,13 @@ type family interface {
 	// memberBatchSize is a member's upstream batch size.
 	memberBatchSize(uc config.Upstream) int
 	// upstream is one configured member of nc (table: the network's, which
-	// an embedded upstream may widen).
-	upstream(ctx context.Context, s *Service, cfg config.Config, nc config.Network, uc config.Upstream, table *methods.Table) (upstream.Upstream, error)
+	// an embedded upstream may widen), reached in the JSON-RPC version
+	// named by version ("" the default; else one of versions(nc)).
+	upstream(ctx context.Context, s *Service, cfg config.Config, nc config.Network, uc config.Upstream, table *methods.Table, version string) (upstream.Upstream, error)
+	// versions are the JSON-RPC versions nc also serves besides its
+	// default, by the path segment that names them (pipeline.Network
+	// Versions); nil: the default only.
+	versions(nc config.Network) []string
 	// stages are the family's pipeline stages, with what each holds.
 	stages(ctx context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error)
 }
@@ -66,9 +71,11 @@ func (evmFamily) numericChainID() bool                   { return true }
 func (evmFamily) caches() bool                           { return true }
 func (evmFamily) memberBatchSize(uc config.Upstream) int { return uc.BatchSize }
 
-func (evmFamily) upstream(ctx context.Context, s *Service, cfg config.Config, _ config.Network, uc config.Upstream, _ *methods.Table) (upstream.Upstream, error) {
+func (evmFamily) upstream(ctx context.Context, s *Service, cfg config.Config, _ config.Network, uc config.Upstream, _ *methods.Table, _ string) (upstream.Upstream, error) {
 	return s.makeUpstream(ctx, cfg, uc)
 }
+
+func (evmFamily) versions(config.Network) []string { return nil }
 
 // stages: the EVM family's limits, the head's gas limit for the gas cap
 // and, on the embedded node, each key's share of this process's CPUs.
@@ -102,8 +109,18 @@ func (starknetFamily) memberBatchSize(uc config.Upstream) int {
 	return uc.BatchSize
 }
 
-func (starknetFamily) upstream(_ context.Context, s *Service, _ config.Config, nc config.Network, uc config.Upstream, table *methods.Table) (upstream.Upstream, error) {
-	return s.makeStarknetUpstream(uc, nc, table)
+func (starknetFamily) upstream(_ context.Context, s *Service, _ config.Config, nc config.Network, uc config.Upstream, table *methods.Table, version string) (upstream.Upstream, error) {
+	return s.makeStarknetUpstream(uc, nc, table, version)
+}
+
+// versions: a network served by the embedded devnet alone also speaks
+// Starknet JSON-RPC 0.8 at /v3/<key>/rpc/v0_8 (the devnet's Do08); a
+// network of HTTP nodes speaks what its nodes' URLs answer.
+func (starknetFamily) versions(nc config.Network) []string {
+	if onlyEmbedded(nc) {
+		return []string{starknetV08}
+	}
+	return nil
 }
 
 // stages: the pending-pool reader.

@@ -14,7 +14,8 @@ import (
 // TestFamilies: every family a network may name is one value that answers
 // everything buildNetwork asks of it: its method table, head and chain-id
 // methods, whether it keeps final answers, and its stages (with the names
-// the traces use). A family config validation admits is one of them.
+// the traces use), and the JSON-RPC versions it serves besides its default.
+// A family config validation admits is one of them.
 func TestFamilies(t *testing.T) {
 	for _, tc := range []struct {
 		config         string
@@ -22,10 +23,13 @@ func TestFamilies(t *testing.T) {
 		head, chainID  string
 		numeric, cache bool
 		stages         []string
+		// versions: of a network of HTTP nodes, then of one served by the
+		// embedded node or devnet alone.
+		versions, embeddedVersions []string
 	}{
-		{"", methods.FamilyEVM, "", "eth_chainId", true, true, []string{"getLogsLimits", "filterLimits", "gasCap", "executionLimits"}},
-		{"evm", methods.FamilyEVM, "", "eth_chainId", true, true, []string{"getLogsLimits", "filterLimits", "gasCap", "executionLimits"}},
-		{"starknet", methods.FamilyStarknet, "starknet_blockNumber", "starknet_chainId", false, false, []string{"executionLimits", "pendingTransactions"}},
+		{"", methods.FamilyEVM, "", "eth_chainId", true, true, []string{"getLogsLimits", "filterLimits", "gasCap", "executionLimits"}, nil, nil},
+		{"evm", methods.FamilyEVM, "", "eth_chainId", true, true, []string{"getLogsLimits", "filterLimits", "gasCap", "executionLimits"}, nil, nil},
+		{"starknet", methods.FamilyStarknet, "starknet_blockNumber", "starknet_chainId", false, false, []string{"executionLimits", "pendingTransactions"}, nil, []string{"v0_8"}},
 	} {
 		t.Run("family "+tc.config, func(t *testing.T) {
 			nc := config.Network{Name: "n", Family: tc.config, Upstreams: []config.Upstream{{URL: "http://127.0.0.1:1"}}}
@@ -53,6 +57,11 @@ func TestFamilies(t *testing.T) {
 			}
 			if !slices.Equal(names, tc.stages) {
 				t.Fatalf("stages %v, want %v", names, tc.stages)
+			}
+			embedded := nc
+			embedded.Upstreams = []config.Upstream{{Name: "local", URL: config.EmbeddedURL}}
+			if v, ev := f.versions(nc), f.versions(embedded); !slices.Equal(v, tc.versions) || !slices.Equal(ev, tc.embeddedVersions) {
+				t.Fatalf("versions %v and, embedded, %v; want %v and %v", v, ev, tc.versions, tc.embeddedVersions)
 			}
 		})
 	}

@@ -22,6 +22,28 @@ import (
 // is one of the upstreams), its partners, its route and its stages, each
 // from what the network's family answers (family.go).
 func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config.Network) (*pipeline.Network, error) {
+	n, err := s.buildVersion(ctx, cfg, nc, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range familyOf(nc).versions(nc) {
+		vn, err := s.buildVersion(ctx, cfg, nc, v)
+		if err != nil {
+			s.retire([]*pipeline.Network{n})
+			return nil, fmt.Errorf("network %s, version %s: %w", nc.Name, v, err)
+		}
+		if n.Versions == nil {
+			n.Versions = map[string]*pipeline.Network{}
+		}
+		n.Versions[v] = vn
+	}
+	return n, nil
+}
+
+// buildVersion builds nc reaching its nodes in the JSON-RPC version
+// named version ("" its default): its own pool, stages and hub over the
+// same configuration.
+func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config.Network, version string) (*pipeline.Network, error) {
 	fam := familyOf(nc)
 	table := methods.NewTable(fam.methods())
 	table.MarkIdempotent(nc.IdempotentMethods)
@@ -29,7 +51,7 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 	pcfg.HeadMethod = fam.headMethod()
 	var members []upstream.MemberConfig
 	for _, uc := range nc.Upstreams {
-		u, err := fam.upstream(ctx, s, cfg, nc, uc, table)
+		u, err := fam.upstream(ctx, s, cfg, nc, uc, table, version)
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}

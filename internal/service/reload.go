@@ -99,6 +99,13 @@ func (s *Service) retire(nets []*pipeline.Network) {
 	if len(nets) == 0 {
 		return
 	}
+	all := slices.Clone(nets)
+	for _, n := range nets {
+		for _, vn := range n.Versions {
+			all = append(all, vn) // built with n, retired with it
+		}
+	}
+	nets = all
 	s.genMu.Lock()
 	for _, n := range nets {
 		s.built = slices.DeleteFunc(s.built, func(b *pipeline.Network) bool { return b == n })

@@ -13,11 +13,16 @@ import (
 	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
+// starknetV08 names Starknet JSON-RPC 0.8 in a versioned path
+// (/v3/<key>/rpc/v0_8), as Juno and Pathfinder name it.
+const starknetV08 = "v0_8"
+
 // makeStarknetUpstream makes one member of a starknet network: the
-// embedded devnet (whose devnet_ methods the network's table then admits)
-// or an HTTP node. The pending-transactions methods are not the member's
-// business: the network's pending stage answers them (newPending).
-func (s *Service) makeStarknetUpstream(uc config.Upstream, nc config.Network, table *methods.Table) (upstream.Upstream, error) {
+// embedded devnet (whose devnet_ methods the network's table then admits),
+// in Starknet JSON-RPC 0.10 or, for version starknetV08, 0.8; or an HTTP
+// node. The pending-transactions methods are not the member's business:
+// the network's pending stage answers them (newPending).
+func (s *Service) makeStarknetUpstream(uc config.Upstream, nc config.Network, table *methods.Table, version string) (upstream.Upstream, error) {
 	if uc.URL != config.EmbeddedURL {
 		h, err := transport.NewHTTP(uc.URL)
 		if err != nil {
@@ -35,6 +40,9 @@ func (s *Service) makeStarknetUpstream(uc config.Upstream, nc config.Network, ta
 		s.Devnet = dev
 	}
 	table.EnableDevnet()
+	if version == starknetV08 {
+		return named{upstream.Func{ID: "embedded-starknet-v0_8", Fn: s.Devnet.Do08}, uc.Name}, nil
+	}
 	return named{upstream.Func{ID: "embedded-starknet", Fn: s.Devnet.Do}, uc.Name}, nil
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // TestStarknetDefaultSealsOnItsOwn: on the embedded default, nothing but a
-// client is needed for a transaction to go from RECEIVED to ACCEPTED_ON_L2
+// client is needed for a transaction to go from PRE_CONFIRMED (0.10) to ACCEPTED_ON_L2
 // (the devnet seals a transaction 1 s after it arrives), the way
 // starknet.js's waitForTransaction needs. The deadline is generous: the
 // test is about the block being made unasked, not about its timing.
@@ -49,11 +49,11 @@ func TestStarknetDefaultSealsOnItsOwn(t *testing.T) {
 		if status == `{"finality_status":"ACCEPTED_ON_L2","execution_status":"SUCCEEDED"}` {
 			break
 		}
-		if status != `{"finality_status":"RECEIVED"}` {
+		if status != `{"finality_status":"PRE_CONFIRMED","execution_status":"SUCCEEDED"}` {
 			t.Fatalf("status %s", status)
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("still RECEIVED 30 s after it was sent: the default devnet made no block")
+			t.Fatal("still PRE_CONFIRMED 30 s after it was sent: the default devnet made no block")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -3,6 +3,8 @@ package service_test
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,23 +14,35 @@ import (
 
 const starknetJSDir = "testdata/starknetjs"
 
-// TestStarknetJS runs starknet.js 7 (installed by `npm ci` from the
-// committed package-lock.json) against the embedded default's Starknet
-// devnet on its own listener, through nodegate, with nothing but a nodeUrl
-// (testdata/starknetjs/check.mjs): RpcProvider.create, Account.execute with
-// the library's defaults (an INVOKE v3), the node's hash checked against
-// the account's signature and starknet.js's own hash, the transaction read
-// back through rollup_pendingTransactions before its block,
-// waitForTransaction, and the transaction in its block after. Without
-// node/npm it fails under CI and is skipped elsewhere.
+// TestStarknetJS runs starknet.js 10 (current, Starknet JSON-RPC 0.10 on
+// the devnet's default path /v3/<key>) and starknet.js 7 (previous, 0.8 at
+// /v3/<key>/rpc/v0_8), each installed by `npm ci` from its committed
+// package-lock.json, against the embedded default's Starknet devnet on its
+// own listener, through nodegate, with the library's defaults only
+// (testdata/starknetjs/flow.mjs): RpcProvider.create and new RpcProvider,
+// getChainId, getBlock, a predeployed account from
+// devnet_getPredeployedAccounts as the library's default Account (no cairoVersion: it reads the account's class with
+// getClassAt), getNonce, execute (an INVOKE v3) whose hash is the signed
+// one, the transaction in the block being built and in
+// rollup_pendingTransactions, waitForTransaction, getTransactionReceipt and
+// the transaction in its block. Each version uses an account of its own.
+// Without node/npm it fails under CI and is skipped elsewhere.
 func TestStarknetJS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs npm packages; not in -short") // testing.Short(): CI never passes -short
 	}
 	for _, tool := range []string{"node", "npm"} {
-		testenv.Program(t, "the starknet.js check (Node.js 18+ with npm)", tool)
+		testenv.Program(t, "the starknet.js check (Node.js 20+ with npm)", tool)
 	}
-	testenv.NPMCI(t, starknetJSDir, `"node_modules/starknet": {`+"\n"+`      "version": "7.6.4"`)
+	versions := []struct {
+		name, dir, version, path string
+	}{
+		{name: "starknet.js 10", dir: "v10", version: "10.8.0"},
+		{name: "starknet.js 7", dir: "v7", version: "7.6.4", path: "/rpc/v0_8"},
+	}
+	for _, v := range versions {
+		testenv.NPMCI(t, filepath.Join(starknetJSDir, v.dir), `"node_modules/starknet": {`+"\n"+`      "version": "`+v.version+`"`)
+	}
 	s := start(t, func(c *config.Config) {
 		// The embedded default's networks, with one change: the devnet keeps
 		// a transaction pending 5 s rather than 1 s, so that the check reads
@@ -41,13 +55,17 @@ func TestStarknetJS(t *testing.T) {
 	if base == "" {
 		t.Fatal("the starknet network has no listener of its own")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "check.mjs", base+"/v3/"+s.GeneratedKey)
-	cmd.Dir = starknetJSDir
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("node check.mjs: %v", err)
+	for i, v := range versions {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "node", "check.mjs", base+"/v3/"+s.GeneratedKey+v.path, strconv.Itoa(i))
+			cmd.Dir = filepath.Join(starknetJSDir, v.dir)
+			out, err := cmd.CombinedOutput()
+			t.Logf("%s", out)
+			if err != nil {
+				t.Fatalf("node check.mjs: %v", err)
+			}
+		})
 	}
 }

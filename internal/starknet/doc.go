@@ -1,7 +1,8 @@
 // Package starknet is the rollup family of nodegate (docs/spec.md's rollup_
 // methods, Starknet JSON-RPC on the wire): felts and their validation, the
 // INVOKE transactions and their hashes (Pedersen for v0/v1, Poseidon for
-// v3), the wire pieces every Starknet answer is written with (wire.go), and
+// v3), Sierra class hashes, selectors, contract addresses and Stark keys
+// (class.go, keys.go), the wire pieces every Starknet answer is written with (wire.go), and
 // Pending, the reader behind rollup_pendingTransactions (forwarded to a
 // node that still serves starknet_pendingTransactions, or built from the
 // pending block of a newer one). The embedded devnet is

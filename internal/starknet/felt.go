@@ -90,6 +90,20 @@ func FeltFromBytes(b []byte) (Felt, error) {
 	return f, nil
 }
 
+// FeltFromBig makes a felt of a non-negative integer below the field prime.
+func FeltFromBig(v *big.Int) (Felt, error) {
+	var f Felt
+	if v.Sign() < 0 || v.BitLen() > 256 {
+		return f, fmt.Errorf("%s is not a felt", Clip(v.String()))
+	}
+	var buf [32]byte
+	v.FillBytes(buf[:])
+	if err := f.e.SetBytesCanonical(buf[:]); err != nil {
+		return f, fmt.Errorf("%s is not below the field prime: %w", Clip(v.String()), err)
+	}
+	return f, nil
+}
+
 func belowPrime(b *[32]byte) bool {
 	for i := range b {
 		if b[i] != prime[i] {

@@ -195,7 +195,7 @@ func TestGatewayFamilies(t *testing.T) {
 		{name: "rollup params not empty", url: sn, method: "rollup_pendingTransactions", params: `["pending"]`, wantCode: -32602},
 		{name: "rollup method", url: sn, method: "rollup_pendingTransactions", params: `[]`, wantResult: `[]`},
 		{name: "starknet read forwarded", url: sn, method: "starknet_chainId", params: `[]`, wantResult: `"0x534e5f4445564e4554"`},
-		{name: "spec version", url: sn, method: "starknet_specVersion", params: `[]`, wantResult: `"0.8.1"`},
+		{name: "spec version", url: sn, method: "starknet_specVersion", params: `[]`, wantResult: `"0.10.0"`},
 		{name: "block number", url: sn, method: "starknet_blockNumber", params: `[]`, wantResult: `0`},
 		{name: "felt over the prime", url: sn, method: "starknet_addInvokeTransaction", params: `[{"type":"INVOKE","version":"0x1","max_fee":"0x1","signature":[],"nonce":"0x0","sender_address":"0x800000000000011000000000000000000000000000000000000000000000001","calldata":[]}]`, wantCode: -32602},
 	}
@@ -232,7 +232,7 @@ func TestGatewayBatch(t *testing.T) {
 
 // TestPendingStage: the pending-transactions methods are answered by the
 // Starknet family's stage, chosen by the call's method: the node is asked
-// for its pending pool (the devnet speaks 0.8.1: its pending block), never
+// for its pending pool (the devnet speaks 0.10: its pre_confirmed block), never
 // for rollup_pendingTransactions; a call whose params merely name a pending
 // method goes to the node as it was sent, and its answer is the node's.
 func TestPendingStage(t *testing.T) {
@@ -286,7 +286,7 @@ func TestGatewayUpstreamBatch(t *testing.T) {
 	sn := serveNetwork(t, n)
 	before := len(sent())
 	status, out := post(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":3,"method":"starknet_specVersion","params":[]}]`)
-	want := `[{"jsonrpc":"2.0","id":1,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":2,"result":[]},{"jsonrpc":"2.0","id":3,"result":"0.8.1"}]`
+	want := `[{"jsonrpc":"2.0","id":1,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":2,"result":[]},{"jsonrpc":"2.0","id":3,"result":"0.10.0"}]`
 	if status != 200 || string(out) != want {
 		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
 	}

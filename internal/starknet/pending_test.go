@@ -57,11 +57,12 @@ func (n *scriptNode) asked() []string {
 }
 
 // startNode serves h on 127.0.0.1 and returns an HTTP upstream for it.
-func startNode(t *testing.T, h http.Handler) upstream.Upstream {
+// startNode serves h and answers an upstream at its URL plus path.
+func startNode(t *testing.T, h http.Handler, path ...string) upstream.Upstream {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	up, err := transport.NewHTTP(srv.URL)
+	up, err := transport.NewHTTP(srv.URL + strings.Join(path, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,9 @@ type Config struct {
 	MaxBodyBytes int
 	// Tx bounds one transaction's calldata and signature.
 	Tx starknet.TxLimits
+	// Accounts is how many predeployed dev accounts there are (default
+	// DefaultAccounts; accounts.go).
+	Accounts int
 }
 
 func (c Config) withDefaults() Config {
@@ -68,31 +71,27 @@ func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 5 << 20
 	}
+	if c.Accounts <= 0 {
+		c.Accounts = DefaultAccounts
+	}
 	c.Tx = c.Tx.WithDefaults()
 	return c
 }
 
-// SpecVersion is the Starknet JSON-RPC version the devnet speaks
-// (one starknet.js 7 supports as it is). It also keeps
-// starknet_pendingTransactions, removed from the spec in 0.5, as a devnet
-// extension.
-const SpecVersion = "0.8.1"
-
-// StarknetVersion is the Starknet version its blocks claim: the one
-// of JSON-RPC 0.8 (three resource bounds in every v3 hash).
-const StarknetVersion = "0.13.4"
-
-// Devnet is an in-process Starknet devnet: a pending pool that accepts
-// INVOKE v0, v1 and v3 transactions, hashes them as Starknet does, keeps
+// Devnet is an in-process Starknet devnet: predeployed dev accounts with an
+// account class (accounts.go), a pending pool that accepts INVOKE v0, v1
+// and v3 transactions, hashes them as Starknet does, keeps
 // each sender's nonce, lists them through starknet_pendingTransactions and
 // moves them into blocks after BlockTime or on devnet_createBlock. It is a
 // devnet, not a sequencer: it executes nothing, checks no signature, fee
-// or balance, and keeps no state but the transactions and the nonces
-// (new_root is always 0x0).
+// or balance, and keeps no state but the transactions, the nonces and the
+// accounts it was made with (new_root is always 0x0).
 type Devnet struct {
 	cfg      Config
 	chainID  starknet.Felt
 	chainHex []byte // quoted starknet_chainId result
+	// accounts are the predeployed dev accounts, made once (accounts.go).
+	accounts accountBook
 
 	mu           sync.Mutex
 	pending      []*storedTx
@@ -140,6 +139,7 @@ func New(cfg Config) (*Devnet, error) {
 		chainHex: chain.AppendQuoted(nil),
 		byHash:   make(map[[32]byte]*storedTx),
 		nonces:   newNonceBook(),
+		accounts: newAccountBook(cfg.Accounts),
 	}
 	d.blocks = append(d.blocks, newBlock(0, starknet.Felt{}, uint64(time.Now().Unix()), nil))
 	return d, nil

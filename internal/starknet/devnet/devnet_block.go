@@ -2,7 +2,6 @@ package devnet
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -17,6 +16,9 @@ type block struct {
 	timestamp uint64
 	txs       []*storedTx
 	bytes     int // what its transactions take (storedTx.size)
+	// stateDiff is its state diff's length: one nonce update per sender
+	// (the devnet keeps no other state).
+	stateDiff int
 }
 
 // newBlock makes a block. Its hash is a devnet hash, h(number, parent_hash,
@@ -28,11 +30,15 @@ func newBlock(number uint64, parent starknet.Felt, ts uint64, txs []*storedTx) *
 	h.Add(parent)
 	h.Add(starknet.FeltFromUint64(ts))
 	size := 0
+	senders := map[[32]byte]bool{}
 	for _, tx := range txs {
 		h.Add(tx.hash)
 		size += tx.size()
+		if tx.nonced {
+			senders[tx.sender.Bytes()] = true
+		}
 	}
-	return &block{number: number, hash: h.Sum(), parent: parent, timestamp: ts, txs: txs, bytes: size}
+	return &block{number: number, hash: h.Sum(), parent: parent, timestamp: ts, txs: txs, bytes: size, stateDiff: len(senders)}
 }
 
 // sequencerAddress is the devnet's sequencer: there is none, so 0x0.
@@ -48,8 +54,9 @@ const (
 	txsWithReceipts
 )
 
-// appendTxs appends the transactions as a JSON array.
-func appendTxs(buf []byte, txs []*storedTx, style txStyle) []byte {
+// appendTxs appends the transactions as a JSON array; next is the number
+// of the block being built (for the receipts of pending transactions).
+func appendTxs(buf []byte, s *spec, txs []*storedTx, style txStyle, next uint64) []byte {
 	buf = append(buf, '[')
 	for i, tx := range txs {
 		if i > 0 {
@@ -62,7 +69,7 @@ func appendTxs(buf []byte, txs []*storedTx, style txStyle) []byte {
 			buf = append(buf, `{"transaction":`...)
 			buf = append(buf, tx.json...)
 			buf = append(buf, `,"receipt":`...)
-			buf = tx.appendReceipt(buf, false)
+			buf = tx.appendReceipt(buf, s, false, next)
 			buf = append(buf, '}')
 		default:
 			buf = append(buf, tx.json...)
@@ -71,9 +78,9 @@ func appendTxs(buf []byte, txs []*storedTx, style txStyle) []byte {
 	return append(buf, ']')
 }
 
-// appendJSON writes a block of Starknet JSON-RPC 0.8 (BLOCK_HEADER, status
-// and the transactions in the given style).
-func (b *block) appendJSON(buf []byte, style txStyle) []byte {
+// appendJSON writes a block of the version (BLOCK_HEADER, status and the
+// transactions in the given style).
+func (b *block) appendJSON(buf []byte, s *spec, style txStyle) []byte {
 	buf = append(buf, `{"status":"ACCEPTED_ON_L2","block_hash":`...)
 	buf = b.hash.AppendQuoted(buf)
 	buf = append(buf, `,"parent_hash":`...)
@@ -84,54 +91,61 @@ func (b *block) appendJSON(buf []byte, style txStyle) []byte {
 	buf = strconv.AppendUint(buf, b.timestamp, 10)
 	buf = append(buf, `,"sequencer_address":`...)
 	buf = sequencerAddress.AppendQuoted(buf)
-	buf = appendHeaderPrices(buf)
+	buf = appendHeaderPrices(buf, s)
+	if s.preConfirmed {
+		// The commitments of 0.9 and later: the devnet computes none
+		// (the spec's 0x0, "not available"); the counts are its own.
+		buf = append(buf, `,"event_commitment":"0x0","transaction_commitment":"0x0","receipt_commitment":"0x0","state_diff_commitment":"0x0","event_count":0,"transaction_count":`...)
+		buf = strconv.AppendInt(buf, int64(len(b.txs)), 10)
+		buf = append(buf, `,"state_diff_length":`...)
+		buf = strconv.AppendInt(buf, int64(b.stateDiff), 10)
+	}
 	buf = append(buf, `,"transactions":`...)
-	buf = appendTxs(buf, b.txs, style)
+	buf = appendTxs(buf, s, b.txs, style, 0)
 	return append(buf, '}')
 }
 
-// appendPendingJSON writes the pending block of Starknet JSON-RPC 0.8
-// (PENDING_BLOCK_HEADER and the transactions in the given style).
-func appendPendingJSON(buf []byte, parent *block, ts uint64, txs []*storedTx, style txStyle) []byte {
+// appendPendingJSON writes the block being built from the pool: 0.8's
+// PENDING_BLOCK_HEADER (with parent_hash) or the PRE_CONFIRMED_BLOCK_HEADER
+// of 0.9 and later (with its block_number), and the transactions in the
+// given style.
+func appendPendingJSON(buf []byte, s *spec, parent *block, ts uint64, txs []*storedTx, style txStyle) []byte {
+	next := parent.number + 1
 	buf = append(buf, `{"transactions":`...)
-	buf = appendTxs(buf, txs, style)
+	buf = appendTxs(buf, s, txs, style, next)
+	if s.preConfirmed {
+		buf = append(buf, `,"block_number":`...)
+		buf = strconv.AppendUint(buf, next, 10)
+	}
 	buf = append(buf, `,"timestamp":`...)
 	buf = strconv.AppendUint(buf, ts, 10)
 	buf = append(buf, `,"sequencer_address":`...)
 	buf = sequencerAddress.AppendQuoted(buf)
-	buf = append(buf, `,"parent_hash":`...)
-	buf = parent.hash.AppendQuoted(buf)
-	buf = appendHeaderPrices(buf)
+	if !s.preConfirmed {
+		buf = append(buf, `,"parent_hash":`...)
+		buf = parent.hash.AppendQuoted(buf)
+	}
+	buf = appendHeaderPrices(buf, s)
 	return append(buf, '}')
 }
 
 // blockID is a parsed BLOCK_ID: a tag, a number or a hash.
 type blockID struct {
-	tag    string // "latest" or "pending"; empty for number or hash
+	tag    string // "latest", "pending" (the block being built) or "l1_accepted"; empty for number or hash
 	number uint64
 	hasNum bool
 	hash   starknet.Felt
 }
 
-var errBlockID = errors.New(`block_id must be "latest", "pending", {"block_number": n} or {"block_hash": "0x..."}`)
-
-func parseBlockID(raw json.RawMessage) (blockID, error) {
-	if len(raw) > 0 && raw[0] == '"' {
-		var tag string
-		if err := json.Unmarshal(raw, &tag); err != nil {
-			return blockID{}, errBlockID
-		}
-		if tag != "latest" && tag != "pending" {
-			return blockID{}, fmt.Errorf("%w; got %q", errBlockID, starknet.Clip(tag))
-		}
-		return blockID{tag: tag}, nil
-	}
+// parseBlockSelector reads a BLOCK_ID that is not a tag: a number or a
+// hash. errf makes the error for anything else, given what to append.
+func parseBlockSelector(raw json.RawMessage, errf func(got string) error) (blockID, error) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return blockID{}, fmt.Errorf("%w; got %s", errBlockID, starknet.JSONKind(raw))
+		return blockID{}, errf("; got " + starknet.JSONKind(raw))
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || len(obj) != 1 {
-		return blockID{}, errBlockID
+		return blockID{}, errf("")
 	}
 	if n, ok := obj["block_number"]; ok {
 		var v uint64
@@ -147,10 +161,11 @@ func parseBlockID(raw json.RawMessage) (blockID, error) {
 		}
 		return blockID{hash: f}, nil
 	}
-	return blockID{}, errBlockID
+	return blockID{}, errf("")
 }
 
-// findLocked resolves a block id other than pending; nil when not kept.
+// findLocked resolves a block id other than pending; nil when not kept
+// (and for l1_accepted: the devnet has no L1).
 func (d *Devnet) findLocked(id blockID) *block {
 	if i := d.indexLocked(id); i >= 0 {
 		return d.blocks[i]
@@ -162,6 +177,8 @@ func (d *Devnet) findLocked(id blockID) *block {
 // -1 when not kept.
 func (d *Devnet) indexLocked(id blockID) int {
 	switch {
+	case id.tag == "l1_accepted":
+		return -1
 	case id.tag == "latest":
 		return len(d.blocks) - 1
 	case id.hasNum:

@@ -75,7 +75,7 @@ func appendHexUint(buf []byte, v uint64) []byte {
 	return append(buf, '"')
 }
 
-// appendJSON writes FEE_ESTIMATE of Starknet JSON-RPC 0.8.
+// appendJSON writes FEE_ESTIMATE (the same in 0.8 and 0.10).
 func (f feeEstimate) appendJSON(buf []byte) []byte {
 	p := f.prices()
 	for i, kv := range []struct {
@@ -117,8 +117,9 @@ func (f feeEstimate) appendResources(buf []byte) []byte {
 	return append(buf, '}')
 }
 
-// appendHeaderPrices writes the price fields of a 0.8 block header.
-func appendHeaderPrices(buf []byte) []byte {
+// appendHeaderPrices writes the price fields of a block header, and its
+// l1_da_mode and starknet_version.
+func appendHeaderPrices(buf []byte, s *spec) []byte {
 	for _, kv := range []struct {
 		k        string
 		fri, wei uint64
@@ -129,6 +130,7 @@ func appendHeaderPrices(buf []byte) []byte {
 		buf = appendHexUint(buf, kv.wei)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, `,"l1_da_mode":"BLOB","starknet_version":"`+StarknetVersion+`"`...)
-	return buf
+	buf = append(buf, `,"l1_da_mode":"BLOB","starknet_version":"`...)
+	buf = append(buf, s.starknetVersion...)
+	return append(buf, '"')
 }

@@ -10,55 +10,66 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// devnetMethod answers one method from its raw params.
-type devnetMethod func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error)
+// devnetMethod answers one method from its raw params, in the version s.
+type devnetMethod func(d *Devnet, s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error)
+
+// anySpec adapts a method that reads the same in every version.
+func anySpec(fn func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error)) devnetMethod {
+	return func(d *Devnet, _ *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+		return fn(d, params)
+	}
+}
 
 // devnetMethods is the devnet's whole method set; anything else is -32601.
 var devnetMethods = map[string]devnetMethod{
-	"starknet_specVersion":           noParams(func(d *Devnet) []byte { return []byte(strconv.Quote(SpecVersion)) }),
-	"starknet_chainId":               noParams(func(d *Devnet) []byte { return d.chainHex }),
-	"starknet_syncing":               noParams(func(d *Devnet) []byte { return []byte("false") }),
+	"starknet_specVersion":           noParams(func(_ *Devnet, s *spec) []byte { return []byte(strconv.Quote(s.version)) }),
+	"starknet_chainId":               noParams(func(d *Devnet, _ *spec) []byte { return d.chainHex }),
+	"starknet_syncing":               noParams(func(*Devnet, *spec) []byte { return []byte("false") }),
 	"starknet_blockNumber":           noParams((*Devnet).blockNumber),
 	"starknet_blockHashAndNumber":    noParams((*Devnet).blockHashAndNumber),
 	"starknet_pendingTransactions":   noParams((*Devnet).pendingTransactions),
 	"starknet_getBlockWithTxs":       blockMethod(txsWhole),
 	"starknet_getBlockWithTxHashes":  blockMethod(txsHashes),
 	"starknet_getBlockWithReceipts":  blockMethod(txsWithReceipts),
-	"starknet_getTransactionByHash":  (*Devnet).getTransactionByHash,
+	"starknet_getTransactionByHash":  anySpec((*Devnet).getTransactionByHash),
 	"starknet_getTransactionStatus":  (*Devnet).getTransactionStatus,
 	"starknet_getTransactionReceipt": (*Devnet).getTransactionReceipt,
 	"starknet_getNonce":              (*Devnet).getNonce,
 	"starknet_estimateFee":           (*Devnet).estimateFee,
 	"starknet_call":                  (*Devnet).callFunction,
-	"starknet_addInvokeTransaction":  (*Devnet).addInvokeTransaction,
+	"starknet_addInvokeTransaction":  anySpec((*Devnet).addInvokeTransaction),
+	"starknet_getClassHashAt":        (*Devnet).getClassHashAt,
+	"starknet_getClassAt":            (*Devnet).getClassAt,
+	"starknet_getClass":              (*Devnet).getClass,
 	"devnet_createBlock":             noParams((*Devnet).createBlock),
+	"devnet_getPredeployedAccounts":  anySpec((*Devnet).predeployedAccounts),
 }
 
-func (d *Devnet) call(method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func (d *Devnet) call(s *spec, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	m, ok := devnetMethods[method]
 	if !ok {
 		return nil, jsonrpc.ErrMethodNotFound(method)
 	}
-	return m(d, params)
+	return m(d, s, params)
 }
 
 // noParams adapts a method that takes nothing: params absent, null, [] or {}.
-func noParams(fn func(d *Devnet) []byte) devnetMethod {
-	return func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func noParams(fn func(d *Devnet, s *spec) []byte) devnetMethod {
+	return func(d *Devnet, s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 		if _, err := starknet.BindParams(params, nil, 0); err != nil {
 			return nil, err
 		}
-		return fn(d), nil
+		return fn(d, s), nil
 	}
 }
 
-func (d *Devnet) blockNumber() []byte {
+func (d *Devnet) blockNumber(*spec) []byte {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return strconv.AppendUint(nil, d.blocks[len(d.blocks)-1].number, 10)
 }
 
-func (d *Devnet) blockHashAndNumber() []byte {
+func (d *Devnet) blockHashAndNumber(*spec) []byte {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	head := d.blocks[len(d.blocks)-1]
@@ -69,13 +80,13 @@ func (d *Devnet) blockHashAndNumber() []byte {
 	return append(buf, '}')
 }
 
-func (d *Devnet) pendingTransactions() []byte {
+func (d *Devnet) pendingTransactions(s *spec) []byte {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return appendTxs(nil, d.pending, txsWhole)
+	return appendTxs(nil, s, d.pending, txsWhole, 0)
 }
 
-func (d *Devnet) createBlock() []byte {
+func (d *Devnet) createBlock(*spec) []byte {
 	d.mu.Lock()
 	b := d.sealLocked()
 	d.mu.Unlock()
@@ -87,12 +98,12 @@ func (d *Devnet) createBlock() []byte {
 // blockMethod answers the getBlockWith* methods, which differ only in how
 // they list the transactions.
 func blockMethod(style txStyle) devnetMethod {
-	return func(d *Devnet, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	return func(d *Devnet, s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 		args, e := starknet.BindParams(params, []string{"block_id"}, 1)
 		if e != nil {
 			return nil, e
 		}
-		id, err := parseBlockID(args[0])
+		id, err := s.parseBlockID(args[0])
 		if err != nil {
 			return nil, jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error())
 		}
@@ -101,13 +112,13 @@ func blockMethod(style txStyle) devnetMethod {
 		if id.tag == "pending" {
 			head := d.blocks[len(d.blocks)-1]
 			ts := max(uint64(time.Now().Unix()), head.timestamp)
-			return appendPendingJSON(nil, head, ts, d.pending, style), nil
+			return appendPendingJSON(nil, s, head, ts, d.pending, style), nil
 		}
 		b := d.findLocked(id)
 		if b == nil {
 			return nil, errBlockNotFound()
 		}
-		return b.appendJSON(nil, style), nil
+		return b.appendJSON(nil, s, style), nil
 	}
 }
 

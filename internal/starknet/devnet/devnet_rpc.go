@@ -7,14 +7,25 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Do answers a raw JSON-RPC body (one request or a batch) with the raw
-// response body, as the embedded EVM node does. Params may be positional
-// (an array) or by name (an object), as Starknet clients send both.
+// Do answers a raw JSON-RPC body (one request or a batch) of Starknet
+// JSON-RPC SpecVersion with the raw response body, as the embedded EVM
+// node does. Params may be positional (an array) or by name (an object),
+// as Starknet clients send both.
 func (d *Devnet) Do(ctx context.Context, body []byte) ([]byte, error) {
+	return d.do(ctx, spec010, body)
+}
+
+// Do08 is Do in Starknet JSON-RPC SpecVersion08, for older clients.
+func (d *Devnet) Do08(ctx context.Context, body []byte) ([]byte, error) {
+	return d.do(ctx, spec08, body)
+}
+
+func (d *Devnet) do(ctx context.Context, s *spec, body []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -26,7 +37,7 @@ func (d *Devnet) Do(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	body = bytes.TrimSpace(body)
 	if body[0] != '[' {
-		return d.one(nil, body), nil
+		return d.one(s, nil, body), nil
 	}
 	n := 0
 	tooMany := false
@@ -45,7 +56,7 @@ func (d *Devnet) Do(ctx context.Context, body []byte) ([]byte, error) {
 			out = append(out, ',')
 		}
 		first = false
-		out = d.one(out, elem)
+		out = d.one(s, out, elem)
 		return true
 	})
 	return append(out, ']'), nil
@@ -65,7 +76,7 @@ type envelope struct {
 }
 
 // one answers one request object, appending the response to buf.
-func (d *Devnet) one(buf, raw []byte) []byte {
+func (d *Devnet) one(s *spec, buf, raw []byte) []byte {
 	var env envelope
 	if raw[0] != '{' || json.Unmarshal(raw, &env) != nil {
 		return jsonrpc.AppendResponse(buf, jsonrpc.NullID(), jsonrpc.ErrorResponse(jsonrpc.ErrInvalidRequest("invalid request")))
@@ -86,7 +97,7 @@ func (d *Devnet) one(buf, raw []byte) []byte {
 	if e != nil {
 		return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(e))
 	}
-	result, e := d.call(*env.Method, env.Params)
+	result, e := d.call(s, *env.Method, env.Params)
 	if e != nil {
 		return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(e))
 	}
@@ -102,7 +113,9 @@ func validID(id json.RawMessage) bool {
 }
 
 // Handler serves the devnet over plain HTTP POST (for running it on its
-// own, e.g. behind `nodegate node`); the gateway calls Do in process.
+// own, e.g. behind `nodegate node`): SpecVersion on any path,
+// SpecVersion08 on a path ending in /rpc/v0_8 (as Juno and Pathfinder
+// name their versions). The gateway calls Do and Do08 in process.
 func (d *Devnet) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -115,7 +128,11 @@ func (d *Devnet) Handler() http.Handler {
 			http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		out, err := d.Do(r.Context(), body)
+		s := spec010
+		if strings.HasSuffix(r.URL.Path, "/rpc/v0_8") {
+			s = spec08
+		}
+		out, err := d.do(r.Context(), s, body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

@@ -31,11 +31,23 @@ func newTestDevnet(t *testing.T, cfg Config) *Devnet {
 	return d
 }
 
-// call sends one request and decodes the answer.
+// call sends one request of the default version (0.10) and decodes the
+// answer.
 func call(t *testing.T, d *Devnet, method, params string) rpcResult {
 	t.Helper()
+	return callSpec(t, d.Do, method, params)
+}
+
+// call08 is call in version 0.8.
+func call08(t *testing.T, d *Devnet, method, params string) rpcResult {
+	t.Helper()
+	return callSpec(t, d.Do08, method, params)
+}
+
+func callSpec(t *testing.T, do func(context.Context, []byte) ([]byte, error), method, params string) rpcResult {
+	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)
-	out, err := d.Do(context.Background(), []byte(body))
+	out, err := do(context.Background(), []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +221,7 @@ func TestDevnetEnvelope(t *testing.T) {
 		{name: "batch too large", body: `[1,2,3,4]`, want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch too large"}}`},
 		{name: "no version", body: `{"id":1,"method":"starknet_chainId"}`, want: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: jsonrpc must be \"2.0\""}}`},
 		{name: "chain id", body: `{"jsonrpc":"2.0","id":"a","method":"starknet_chainId"}`, want: `{"jsonrpc":"2.0","id":"a","result":"0x534e5f4445564e4554"}`},
-		{name: "spec version", body: `{"jsonrpc":"2.0","id":0,"method":"starknet_specVersion","params":[]}`, want: `{"jsonrpc":"2.0","id":0,"result":"0.8.1"}`},
+		{name: "spec version", body: `{"jsonrpc":"2.0","id":0,"method":"starknet_specVersion","params":[]}`, want: `{"jsonrpc":"2.0","id":0,"result":"0.10.0"}`},
 		{name: "batch", body: `[{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}, 5]`, want: `[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}]`},
 	}
 	for _, tt := range tests {
@@ -285,25 +297,46 @@ func TestDevnetKeepBlocks(t *testing.T) {
 	}
 }
 
+// TestDevnetPendingBlock: the block being built lists the pool, in the
+// shape of each version: 0.10's pre_confirmed block names its number, 0.8's
+// pending block its parent.
 func TestDevnetPendingBlock(t *testing.T) {
 	d := newTestDevnet(t, Config{})
 	mustResult(t, call(t, d, "starknet_addInvokeTransaction", "["+validV1+"]"))
-	var pb struct {
-		Txs    []map[string]json.RawMessage `json:"transactions"`
-		Parent string                       `json:"parent_hash"`
-		TS     uint64                       `json:"timestamp"`
-	}
-	if err := json.Unmarshal(mustResult(t, call(t, d, "starknet_getBlockWithTxs", `["pending"]`)), &pb); err != nil {
-		t.Fatal(err)
-	}
 	var genesis struct {
 		Hash string `json:"block_hash"`
 	}
 	_ = json.Unmarshal(mustResult(t, call(t, d, "starknet_getBlockWithTxs", `["latest"]`)), &genesis)
-	if len(pb.Txs) != 1 || pb.Parent != genesis.Hash || pb.TS == 0 {
-		t.Fatalf("pending block %+v, genesis %s", pb, genesis.Hash)
+	for _, tc := range []struct {
+		name, tag  string
+		callIn     func(t *testing.T, d *Devnet, method, params string) rpcResult
+		wantParent string
+		wantNumber *uint64
+	}{
+		{name: "0.10 pre_confirmed", tag: "pre_confirmed", callIn: call, wantNumber: new(uint64(1))},
+		{name: "0.8 pending", tag: "pending", callIn: call08, wantParent: genesis.Hash},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pb struct {
+				Txs    []map[string]json.RawMessage `json:"transactions"`
+				Parent string                       `json:"parent_hash"`
+				Number *uint64                      `json:"block_number"`
+				TS     uint64                       `json:"timestamp"`
+			}
+			if err := json.Unmarshal(mustResult(t, tc.callIn(t, d, "starknet_getBlockWithTxs", `["`+tc.tag+`"]`)), &pb); err != nil {
+				t.Fatal(err)
+			}
+			if len(pb.Txs) != 1 || pb.Parent != tc.wantParent || (pb.Number == nil) != (tc.wantNumber == nil) || (pb.Number != nil && *pb.Number != *tc.wantNumber) || pb.TS == 0 {
+				t.Fatalf("block being built %+v, genesis %s", pb, genesis.Hash)
+			}
+			checkTxnSchema(t, pb.Txs[0])
+			// The other version's tag is refused.
+			other := map[string]string{"pending": "pre_confirmed", "pre_confirmed": "pending"}[tc.tag]
+			if r := tc.callIn(t, d, "starknet_getBlockWithTxs", `["`+other+`"]`); r.Error == nil || r.Error.Code != -32602 {
+				t.Fatalf("tag %s: %s %+v", other, r.Result, r.Error)
+			}
+		})
 	}
-	checkTxnSchema(t, pb.Txs[0])
 }
 
 func FuzzDevnetDo(f *testing.F) {
@@ -312,6 +345,10 @@ func FuzzDevnetDo(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"starknet_estimateFee","params":[[` + validV3 + `],["SKIP_VALIDATE"],"pending"]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"starknet_getNonce","params":{"block_id":{"block_number":1},"contract_address":"0x1"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithReceipts","params":["latest"]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_getBlockWithTxs","params":["pre_confirmed"]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_getClassAt","params":["l1_accepted","0x1"]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"starknet_getClass","params":{"block_id":{"block_hash":"0x1"},"class_hash":"0x2"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"devnet_getPredeployedAccounts","params":[]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"starknet_call","params":[{"contract_address":"0x1","entry_point_selector":"0x2","calldata":[]},"latest"]}`} {
 		f.Add([]byte(s))
 	}
@@ -320,9 +357,11 @@ func FuzzDevnetDo(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := d.Do(context.Background(), body)
-		if err != nil || !json.Valid(out) {
-			t.Fatalf("Do(%q) = %q, %v", body, out, err)
+		for _, do := range []func(context.Context, []byte) ([]byte, error){d.Do, d.Do08} {
+			out, err := do(context.Background(), body)
+			if err != nil || !json.Valid(out) {
+				t.Fatalf("Do(%q) = %q, %v", body, out, err)
+			}
 		}
 	})
 }

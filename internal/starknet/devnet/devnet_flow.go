@@ -8,9 +8,9 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// The methods a starknet.js 7 client needs for its standard flow (Starknet
-// JSON-RPC 0.8): nonces, fee estimates, statuses and receipts, and an
-// honest answer to starknet_call.
+// The methods a starknet.js client needs for its standard flow (Starknet
+// JSON-RPC 0.8 and 0.10): nonces, fee estimates, statuses and receipts,
+// and an honest answer to starknet_call.
 
 // hashParam reads the one transaction_hash param of a method.
 func hashParam(params json.RawMessage) (starknet.Felt, *jsonrpc.Error) {
@@ -29,9 +29,9 @@ func errTxHashNotFound() *jsonrpc.Error {
 	return jsonrpc.NewError(starknet.CodeTxHashNotFound, "Transaction hash not found")
 }
 
-// getTransactionStatus: RECEIVED while pending, ACCEPTED_ON_L2 and
-// SUCCEEDED once in a block.
-func (d *Devnet) getTransactionStatus(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// getTransactionStatus: RECEIVED (0.8) or PRE_CONFIRMED (0.10) while
+// pending, ACCEPTED_ON_L2 and SUCCEEDED once in a block.
+func (d *Devnet) getTransactionStatus(s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	h, e := hashParam(params)
 	if e != nil {
 		return nil, e
@@ -39,18 +39,17 @@ func (d *Devnet) getTransactionStatus(params json.RawMessage) (json.RawMessage, 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	tx, ok := d.byHash[h.Bytes()]
-	switch {
-	case !ok:
+	if !ok {
 		return nil, errTxHashNotFound()
-	case tx.block == nil:
-		return json.RawMessage(statusReceived), nil
 	}
-	return json.RawMessage(statusAcceptedOnL2), nil
+	return json.RawMessage(tx.status(s)), nil
 }
 
-// getTransactionReceipt: a receipt exists once the transaction is in a
-// block; a pending (RECEIVED) one answers 29 as real nodes do.
-func (d *Devnet) getTransactionReceipt(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// getTransactionReceipt: on 0.8 a receipt exists once the transaction is
+// in a block (a RECEIVED one answers 29 as real nodes do); on 0.10 a
+// pending transaction is PRE_CONFIRMED and has one, naming the number of
+// the block being built.
+func (d *Devnet) getTransactionReceipt(s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	h, e := hashParam(params)
 	if e != nil {
 		return nil, e
@@ -58,20 +57,20 @@ func (d *Devnet) getTransactionReceipt(params json.RawMessage) (json.RawMessage,
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	tx, ok := d.byHash[h.Bytes()]
-	if !ok || tx.block == nil {
+	if !ok || !tx.hasReceipt(s) {
 		return nil, errTxHashNotFound()
 	}
-	return tx.appendReceipt(nil, true), nil
+	return tx.appendReceipt(nil, s, true, d.blocks[len(d.blocks)-1].number+1), nil
 }
 
 // getNonce: the sender's next nonce in the pending state, or as of a kept
 // block. Every address has one (0 until it sends).
-func (d *Devnet) getNonce(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func (d *Devnet) getNonce(s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	args, e := starknet.BindParams(params, []string{"block_id", "contract_address"}, 2)
 	if e != nil {
 		return nil, e
 	}
-	id, err := parseBlockID(args[0])
+	id, err := s.parseBlockID(args[0])
 	if err != nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid argument 0: " + err.Error())
 	}
@@ -98,7 +97,7 @@ const maxEstimates = 100
 // and formula of devnet_fees.go. Each transaction is checked as
 // starknet_addInvokeTransaction checks it (query versions allowed); the
 // devnet runs no validation, so nonce and signature are not looked at.
-func (d *Devnet) estimateFee(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func (d *Devnet) estimateFee(s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	args, e := starknet.BindParams(params, []string{"request", "simulation_flags", "block_id"}, 3)
 	if e != nil {
 		return nil, e
@@ -106,7 +105,7 @@ func (d *Devnet) estimateFee(params json.RawMessage) (json.RawMessage, *jsonrpc.
 	if err := checkSimulationFlags(args[1]); err != nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid argument 1: simulation_flags: " + err.Error())
 	}
-	id, err := parseBlockID(args[2])
+	id, err := s.parseBlockID(args[2])
 	if err != nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid argument 2: " + err.Error())
 	}
@@ -169,7 +168,7 @@ const CodeContractError = 40
 
 // callFunction answers starknet_call honestly: after checking the request, with
 // Starknet's CONTRACT_ERROR saying that the devnet executes no code.
-func (d *Devnet) callFunction(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func (d *Devnet) callFunction(s *spec, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	args, e := starknet.BindParams(params, []string{"request", "block_id"}, 2)
 	if e != nil {
 		return nil, e
@@ -186,7 +185,7 @@ func (d *Devnet) callFunction(params json.RawMessage) (json.RawMessage, *jsonrpc
 	if _, err := starknet.FeltArray(req, "calldata", d.cfg.Tx.MaxCalldata); err != nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid argument 0: request." + err.Error())
 	}
-	if _, err := parseBlockID(args[1]); err != nil {
+	if _, err := s.parseBlockID(args[1]); err != nil {
 		return nil, jsonrpc.ErrInvalidParams("invalid argument 1: " + err.Error())
 	}
 	ce := jsonrpc.NewError(CodeContractError, "Contract error")

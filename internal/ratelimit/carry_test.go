@@ -52,7 +52,7 @@ func (b *budgetCounter) check(phase string) {
 // the key's spent bucket, not a full one.
 func TestRedisSlowAnswerKeepsSharedBudget(t *testing.T) {
 	c := redistest.Require(t)
-	proxy := redistest.NewProxy(t, redistest.Addr())
+	proxy := testenv.NewProxy(t, redistest.Addr())
 	// A long heartbeat: the failure rule needs failures over two heartbeat
 	// intervals, so the slow answers below can never give Redis up.
 	l, err := New(Options{RedisURL: "redis://" + proxy.Addr() + "/0", Prefix: redistest.Prefix(t, c), Timeout: 50 * time.Millisecond, Heartbeat: time.Minute})
@@ -87,7 +87,7 @@ func TestRedisSlowAnswerKeepsSharedBudget(t *testing.T) {
 func TestRateLimitSwitchCarriesBucket(t *testing.T) {
 	c := redistest.Require(t)
 	prefix := redistest.Prefix(t, c)
-	proxy := redistest.NewProxy(t, redistest.Addr())
+	proxy := testenv.NewProxy(t, redistest.Addr())
 	l, err := New(Options{RedisURL: "redis://" + proxy.Addr() + "/0", Prefix: prefix, Timeout: 100 * time.Millisecond, Heartbeat: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -11,9 +11,10 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Metering wraps the ingress's metering: it counts the rate-limit
-// decisions, and the calls of a refused request (which never reach the
-// pipeline) and a batch's invalid entries as answered calls. nil stays nil.
+// Metering wraps the ingress's metering: it counts the calls of a refused
+// request (which never reach the pipeline) and a batch's invalid entries
+// as answered calls (the rate-limit decisions are the meter's own series,
+// ratelimit/metrics.go). nil stays nil.
 func (o *Observer) Metering(m ingress.Metering) ingress.Metering {
 	if m == nil {
 		return nil
@@ -32,10 +33,8 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 		req.metered.Store(true)
 	}
 	if refused == nil {
-		m.o.metrics.RateLimitDecisions.WithLabelValues(n.Name, "admitted").Inc()
 		return nil
 	}
-	m.o.metrics.RateLimitDecisions.WithLabelValues(n.Name, "refused").Inc()
 	code, plan, keyID := telemetry.Classify(refused), planOf(key), ""
 	if key != nil {
 		keyID = key.ID

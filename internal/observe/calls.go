@@ -52,7 +52,7 @@ func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 			}
 		}
 		if req := requestFrom(ctx); req != nil && c.Client.Transport == "http" {
-			req.note(network, keyID, entry)
+			req.note(network, keyID, entry, c.Pos)
 		} else if entry != nil {
 			o.logCall(ctx, c, keyID, entry)
 		}

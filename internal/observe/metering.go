@@ -31,6 +31,9 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 	refused := m.Metering.Admit(ctx, key, n, calls, invalid)
 	if req := requestFrom(ctx); req != nil {
 		req.metered.Store(true)
+		if m.o.log != nil && len(calls) > 1 {
+			req.expect(len(calls)) // before any call is dispatched
+		}
 	}
 	if refused == nil {
 		return nil
@@ -47,7 +50,7 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 			entry = &call{method: methods.Label(c.Req.Method), code: code}
 		}
 		if req != nil && c.Client.Transport == "http" {
-			req.note(n.Name, keyID, entry)
+			req.note(n.Name, keyID, entry, c.Pos)
 		} else if entry != nil {
 			m.o.logCall(ctx, c, keyID, entry)
 		}

@@ -23,7 +23,8 @@ type request struct {
 	mu      sync.Mutex
 	network string
 	keyID   string
-	calls   []*call // with the access log only
+	calls   []*call // with the access log only; by Call.Pos once expect ran
+	slots   int     // the calls expected (expect): calls[:slots] are in request order
 }
 
 // call is one call's line of the access log.
@@ -54,7 +55,7 @@ func getRequest() *request { return requestPool.Get().(*request) }
 func putRequest(r *request) {
 	r.counted.Store(0)
 	r.metered.Store(false)
-	r.network, r.keyID = "", ""
+	r.network, r.keyID, r.slots = "", "", 0
 	clear(r.calls)
 	if cap(r.calls) > 64 {
 		r.calls = nil
@@ -63,14 +64,27 @@ func putRequest(r *request) {
 	requestPool.Put(r)
 }
 
+// expect makes room for the request's n calls, so that each is listed at
+// its place in the request (Call.Pos), not in the order calls finish.
+func (r *request) expect(n int) {
+	r.mu.Lock()
+	r.slots = n
+	r.calls = append(r.calls[:0], make([]*call, n)...)
+	r.mu.Unlock()
+}
+
 // note records who made the request and, with the access log, one call.
-func (r *request) note(network, keyID string, c *call) {
+func (r *request) note(network, keyID string, c *call, pos int) {
 	r.counted.Add(1)
 	r.mu.Lock()
 	if r.network == "" {
 		r.network, r.keyID = network, keyID
 	}
-	if c != nil {
+	switch {
+	case c == nil:
+	case pos >= 0 && pos < r.slots && r.calls[pos] == nil:
+		r.calls[pos] = c
+	default:
 		r.calls = append(r.calls, c)
 	}
 	r.mu.Unlock()

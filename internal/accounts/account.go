@@ -139,7 +139,8 @@ func (s *Service) create(ctx context.Context, email, password, plan string) (Acc
 }
 
 // SetPlan moves an account and every key it owns to plan, in one
-// transaction: each replica applies it within key_refresh.
+// transaction: this replica applies it at once, the others within
+// key_refresh.
 func (s *Service) SetPlan(ctx context.Context, id, plan string) (Account, error) {
 	if _, ok := s.Plans()[plan]; !ok {
 		return Account{}, inputf("plan: %q is not configured (one of %s)", plan, strings.Join(s.PlanNames(), ", "))
@@ -160,6 +161,7 @@ func (s *Service) SetPlan(ctx context.Context, id, plan string) (Account, error)
 	if err != nil {
 		return Account{}, err
 	}
+	s.keys.Changed(ctx) // this replica's cache at once; the others within key_refresh
 	return s.Get(ctx, id)
 }
 
@@ -194,6 +196,7 @@ func (s *Service) SetStatus(ctx context.Context, id string, st Status) (Account,
 	if err != nil {
 		return Account{}, err
 	}
+	s.keys.Changed(ctx) // this replica's cache at once; the others within key_refresh
 	return s.Get(ctx, id)
 }
 

@@ -6,7 +6,9 @@
 // which hold no data: the page's script reads the JSON routes with the
 // token the user gives it.
 //
-// It owns routing, the bearer check, JSON in and out and the dashboard. It
+// It owns routing, the bearer check, JSON in and out (a store outage is a
+// 503 with a generic message: the store's error, which may name its URL,
+// only in the server log) and the dashboard. It
 // must not hold business logic: key operations are keys.Manager's, and
 // other features register their own routes with Server.Handle.
 package admin

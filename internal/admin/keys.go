@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/logging"
 )
 
 // RegisterKeys adds the key management routes:
@@ -90,8 +91,13 @@ func (h keysAPI) revoke(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, rec)
 }
 
+// storeUnavailable is the whole message of a 503 for a store outage.
+const storeUnavailable = "key store unavailable: try again in a moment (the server log says why)"
+
 // fail maps a management error to its status: 404 unknown id, 400 refused
-// input, 503 store trouble (the message names the store, never a secret).
+// input, 503 store trouble. A 503 says only that the store is unavailable:
+// its error may quote the store's URL (hosts, user, password), so it goes
+// to the server log alone, with URL passwords hidden.
 func fail(w http.ResponseWriter, err error) {
 	var ie *keys.InputError
 	switch {
@@ -100,7 +106,7 @@ func fail(w http.ResponseWriter, err error) {
 	case errors.As(err, &ie):
 		WriteError(w, http.StatusBadRequest, ie.Msg)
 	default:
-		slog.Error("admin: key store", "err", err)
-		WriteError(w, http.StatusServiceUnavailable, "key store unavailable: "+err.Error())
+		slog.Error("admin: key store", "err", logging.RedactURLs(err.Error()))
+		WriteError(w, http.StatusServiceUnavailable, storeUnavailable)
 	}
 }

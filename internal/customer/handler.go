@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/accounts"
+	"github.com/nodegate/nodegate/internal/logging"
 )
 
 //go:embed pages
@@ -145,7 +146,7 @@ func (h *Handler) now() time.Time {
 
 // storeError answers a failure of the store (never a customer's fault).
 func (h *Handler) storeError(w http.ResponseWriter, r *http.Request, err error) {
-	slog.Error("dashboard: store", "path", r.URL.Path, "err", err)
+	slog.Error("dashboard: store", "path", r.URL.Path, "err", logging.RedactURLs(err.Error())) // the page names no store
 	v, _ := r.Context().Value(visitKey{}).(*visit)
 	if v == nil {
 		v = &visit{}

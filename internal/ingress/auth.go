@@ -14,6 +14,10 @@ import (
 type KeyLookup interface {
 	Lookup(key string) (*keys.Key, bool)
 	ByID(id string) (*keys.Key, bool)
+	// Used records a use of a key found by id: a call over an open
+	// WebSocket counts for the key's last_used_at as an HTTP request's
+	// Lookup does.
+	Used(k *keys.Key)
 	// Changed returns a channel closed at the next change of the keys.
 	Changed() <-chan struct{}
 }

@@ -44,7 +44,7 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 			continue
 		}
 		c := &callsStore[i]
-		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info, Session: sess}
+		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info, Session: sess, Pos: len(calls)}
 		calls = append(calls, c)
 		at = append(at, i)
 	}

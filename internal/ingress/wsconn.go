@@ -138,6 +138,7 @@ func (c *wsConn) handle(bp *[]byte) {
 		c.refuseKey(refused)
 		return
 	}
+	c.s.Keys.Used(key) // last_used_at, as an HTTP request's lookup
 	info := c.info
 	info.BypassAllowlists = bypass
 	var held heldIDs

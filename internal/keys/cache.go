@@ -160,6 +160,10 @@ func (c *Cache) checkAfterMiss() bool {
 	return c.refreshLocked(ctx) == nil
 }
 
+// Used records a use of k (found by ByID) for its last_used_at, as Lookup
+// does for the key it finds: an open WebSocket's calls are uses.
+func (c *Cache) Used(k *Key) { k.touch(c.now.Load()) }
+
 // ByID returns an active key by its id (for tools and tests).
 func (c *Cache) ByID(id string) (*Key, bool) {
 	k, ok := c.snap.Load().byID[id]

@@ -6,7 +6,8 @@
 // the persistent stores (SQLite by default, PostgreSQL for fleets) with
 // their versioned schema, the in-memory Cache that serves lookups and
 // follows store changes, and the Manager that creates, updates and revokes
-// keys for the CLI and the admin API.
+// keys for the CLI and the admin API (and applies each change to this
+// process's Cache at once: Manager.Changed).
 //
 // It must not know about transports or the pipeline: the ingress asks it
 // "which key is this" and "may this request use it", the pipeline asks the

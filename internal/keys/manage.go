@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -23,8 +24,25 @@ type Manager struct {
 	// Source, when set, gives the plans in force instead of Plans (a
 	// running server's Cache: the key store's plans).
 	Source interface{ Plans() map[string]Plan }
+	// Local, when set, is this process's key cache: a change made through
+	// the manager applies to it at once (Changed), while the other
+	// replicas follow the store within key_refresh.
+	Local interface{ Refresh(context.Context) error }
 
 	plansMu sync.RWMutex
+}
+
+// Changed applies a change just stored to this process's key cache, so
+// that a key revoked (or created, or changed) through this replica is
+// refused (or served as changed) here from the next request on. A failed
+// refresh is logged: the change is stored, and the cache's poll retries.
+func (m *Manager) Changed(ctx context.Context) {
+	if m.Local == nil {
+		return
+	}
+	if err := m.Local.Refresh(ctx); err != nil {
+		slog.Warn("keys: a change is stored but this replica's cache did not reload it; it follows within key_refresh", "err", err)
+	}
 }
 
 // SetPlans replaces the plans keys are checked against.
@@ -131,6 +149,7 @@ func (m *Manager) insert(ctx context.Context, c Created) (Created, error) {
 	if err := m.Store.Insert(ctx, c.Record); err != nil {
 		return Created{}, err
 	}
+	m.Changed(ctx)
 	c.normalize()
 	return c, nil
 }
@@ -159,15 +178,20 @@ func (m *Manager) Update(ctx context.Context, id string, p Patch) (Updated, erro
 	if err != nil {
 		return Updated{}, err
 	}
+	m.Changed(ctx)
 	return Updated{Record: r, Secret: secret}, nil
 }
 
 // Revoke disables a key for good. Revoking a revoked key is not an error.
 func (m *Manager) Revoke(ctx context.Context, id string) (Record, error) {
-	return m.Store.Modify(ctx, id, func(r *Record) error {
+	r, err := m.Store.Modify(ctx, id, func(r *Record) error {
 		r.Status = StatusRevoked
 		return nil
 	})
+	if err == nil {
+		m.Changed(ctx)
+	}
+	return r, err
 }
 
 // apply validates a patch and applies it to r, returning a new secret when

@@ -21,6 +21,7 @@ func (m *Manager) CreateOwned(ctx context.Context, account, plan string, max int
 		}
 		return Created{}, err
 	}
+	m.Changed(ctx)
 	c.normalize()
 	return c, nil
 }

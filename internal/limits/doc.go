@@ -8,5 +8,7 @@
 //
 // It decides and rewrites; it does no I/O of its own: upstream calls are
 // made through the functions the pipeline hands in. It must not know about
-// transports, keys or how upstreams are chosen.
+// transports, keys, how upstreams are chosen (it imports neither upstream
+// nor config: when a call's time is up is internal/deadline's rule, and
+// the service maps the configuration to Values: service/limits.go).
 package limits

@@ -8,7 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/rpc"
-	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/deadline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -52,7 +52,7 @@ func GetLogs(ctx context.Context, v Values, q Query, b Backend) *jsonrpc.Respons
 	defer cancel()
 	s := &search{max: v.GetLogsMaxResults, params: q.Params, crit: q.Filter, fields: fields, b: b, res: resolver{call: b.Call}}
 	resp := s.run(qctx)
-	if upstream.Expired(qctx) && !upstream.Expired(ctx) {
+	if deadline.Expired(qctx) && !deadline.Expired(ctx) {
 		return jsonrpc.ErrorResponse(ErrTimeout())
 	}
 	return resp
@@ -82,7 +82,7 @@ func GetFilterChanges(ctx context.Context, v Values, fetch func(ctx context.Cont
 		return fetch(ctx)
 	}}}
 	resp := s.single(qctx, nil)
-	if upstream.Expired(qctx) && !upstream.Expired(ctx) {
+	if deadline.Expired(qctx) && !deadline.Expired(ctx) {
 		return jsonrpc.ErrorResponse(ErrTimeout())
 	}
 	return resp

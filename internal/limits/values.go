@@ -3,8 +3,6 @@ package limits
 import (
 	"math"
 	"time"
-
-	"github.com/nodegate/nodegate/internal/config"
 )
 
 // Values are the limits that apply to one call.
@@ -64,19 +62,6 @@ func NewSet(def Values, plans map[string]Values) *Set {
 		s.plans[name] = v.over(s.def)
 	}
 	return s
-}
-
-// FromConfig builds a network's set from the configuration.
-func FromConfig(l config.Limits) *Set {
-	plans := make(map[string]Values, len(l.Plans))
-	for name, m := range l.Plans {
-		plans[name] = fromMethodLimits(m)
-	}
-	return NewSet(fromMethodLimits(l.MethodLimits), plans)
-}
-
-func fromMethodLimits(m config.MethodLimits) Values {
-	return Values{GetLogsMaxResults: m.GetLogsMaxResults, GetLogsMaxParams: m.GetLogsMaxParams, GetLogsTimeout: m.GetLogsTimeout, GasCapFactor: uint64(max(m.GasCapFactor, 0))}
 }
 
 // For returns the values for a plan; a nil set means docs/spec.md's values.

@@ -1,7 +1,11 @@
 // Package methods is the method table: for every method nodegate knows, how
 // its params are validated at the gateway, whether it may be retried,
 // whether it is eligible for partner failover, its credit cost and its
-// family. Unknown methods are decided by namespace (forwarded or refused).
+// family, and every other per-method fact the pipeline reads: whether it
+// runs code, where its params name contracts, which params override state
+// or the block, whether its answer can be very large. They are fields of
+// its Rule, never side tables elsewhere. Unknown methods are decided by
+// namespace (forwarded or refused).
 //
 // It decides about single calls only; it must not do I/O or know about
 // keys, transports or upstreams.

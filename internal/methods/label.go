@@ -24,16 +24,17 @@ var standardNames = []string{
 	"starknet_subscribeTransactionStatus", "starknet_unsubscribe",
 }
 
-// knownNames is the fixed set Label keeps: every rule of every family and
-// the standard names.
-var knownNames = func() map[string]bool {
-	out := make(map[string]bool, len(standardNames)+len(spec)+len(forwarded)+len(starknetRules)+len(devnetRules)+len(standardReads)+len(standardExecutions))
+// known is the fixed set Label keeps: every rule of every family (by
+// name, for the facts a caller needs before a network's table is at hand:
+// LargeAnswer) and the standard names (nil: no rule of their own).
+var known = func() map[string]*Rule {
+	out := make(map[string]*Rule, len(standardNames)+len(spec)+len(forwarded)+len(starknetRules)+len(devnetRules)+len(standardReads)+len(standardExecutions))
 	for _, n := range standardNames {
-		out[n] = true
+		out[n] = nil
 	}
 	for _, list := range [][]Rule{spec, forwarded, starknetRules, devnetRules, standardReads, standardExecutions} {
-		for _, r := range list {
-			out[r.Name] = true
+		for i := range list {
+			out[list[i].Name] = &list[i]
 		}
 	}
 	return out
@@ -44,7 +45,7 @@ var knownNames = func() map[string]bool {
 // it could not be a method name, and LabelUnknown for anything else. The
 // set of values it returns is fixed at build time, whatever clients send.
 func Label(method string) string {
-	if knownNames[method] {
+	if _, ok := known[method]; ok {
 		return method
 	}
 	if !ValidName(method) {

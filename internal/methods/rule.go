@@ -49,7 +49,36 @@ type Rule struct {
 	// lists it, Table.MarkIdempotent), under the execution bounds
 	// (Executes), refused for a key with a contract allowlist.
 	Unlisted bool
+	// Contracts is where the method's params name the contracts it
+	// touches, for a key with a contract allowlist (ContractsNone: they
+	// name none, and a method that runs code is then refused).
+	Contracts Contracts
+	// Overrides are the positions of the params that override state or
+	// the block (eth_call's 2 and 3); OverridesAlways marks a method made
+	// of overrides (eth_simulateV1). With one, a call can run any code at
+	// an allowed contract: refused for a key with a contract allowlist.
+	Overrides       []int
+	OverridesAlways bool
+	// LargeAnswer marks the methods whose answers can run to tens of
+	// megabytes on a busy chain (a block's or a range's logs): LargeAnswer.
+	LargeAnswer bool
 }
+
+// Contracts is where a method's params name contracts; the pipeline reads
+// each kind the same way for every method of that kind.
+type Contracts uint8
+
+// The kinds of params that name contracts.
+const (
+	ContractsNone          Contracts = iota
+	ContractsFirstParam              // an address first (eth_getBalance, eth_getStorageAt…)
+	ContractsCallTo                  // a call object's to (eth_call, eth_estimateGas…)
+	ContractsLogFilter               // a log filter's addresses (eth_getLogs, eth_newFilter)
+	ContractsSubscription            // eth_subscribe("logs", filter)'s filter
+	ContractsStorageValues           // eth_getStorageValues' {address: [slots]}
+	ContractsRawTxTo                 // a signed transaction's to and authorizations
+	NumContracts
+)
 
 // Limit is an extra per-method limit, enforced by the pipeline's limit stages.
 type Limit uint8

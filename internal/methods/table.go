@@ -17,38 +17,38 @@ const DefaultCredits = 80
 // spec is the table of the methods of docs/spec.md: the nine eth methods are
 // validated at the gateway; the rollup method belongs to the starknet family.
 var spec = []Rule{
-	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optional[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80},
-	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255, Limit: LimitGetLogs},
+	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optional[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80, Contracts: ContractsFirstParam},
+	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255, Limit: LimitGetLogs, Contracts: ContractsLogFilter, LargeAnswer: true},
 	{Name: "eth_getUncleByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80},
 	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80},
 	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80},
-	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap, Executes: true},
-	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap, Executes: true},
+	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}},
+	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}},
 	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},
 }
 
 // forwarded are standard methods with their own entries: writes are not
 // idempotent, cheap methods cost less.
 var forwarded = []Rule{
-	{Name: "eth_sendRawTransaction", Credits: 250},
-	{Name: "eth_sendRawTransactionSync", Credits: 250},
+	{Name: "eth_sendRawTransaction", Credits: 250, Contracts: ContractsRawTxTo},
+	{Name: "eth_sendRawTransactionSync", Credits: 250, Contracts: ContractsRawTxTo},
 	{Name: "eth_chainId", Idempotent: true, Credits: 5},
 	{Name: "eth_blockNumber", Idempotent: true, Credits: 80},
 	{Name: "net_version", Idempotent: true, Credits: 5},
 	{Name: "web3_clientVersion", Idempotent: true, Credits: 5},
-	{Name: "eth_subscribe", Credits: 5, Session: SessionSubscribe},
+	{Name: "eth_subscribe", Credits: 5, Session: SessionSubscribe, Contracts: ContractsSubscription},
 	{Name: "eth_unsubscribe", Credits: 5, Session: SessionUnsubscribe},
 	// Filters belong to the key that installed them, and a log filter is
 	// under eth_getLogs's limits and costs like it (the pipeline's filter
 	// stage). The id methods decode the id as the node does (rpc.ID).
-	{Name: "eth_newFilter", Args: []arg{required[filters.FilterCriteria]()}, Credits: 255, Limit: LimitFilter},
+	{Name: "eth_newFilter", Args: []arg{required[filters.FilterCriteria]()}, Credits: 255, Limit: LimitFilter, Contracts: ContractsLogFilter},
 	{Name: "eth_newBlockFilter", Credits: 80, Limit: LimitFilter},
 	{Name: "eth_newPendingTransactionFilter", Credits: 80, Limit: LimitFilter},
 	{Name: "eth_uninstallFilter", Args: []arg{required[rpc.ID]()}, Credits: 80, Limit: LimitFilter},
-	{Name: "eth_getFilterLogs", Args: []arg{required[rpc.ID]()}, Idempotent: true, Credits: 255, Limit: LimitFilter},
-	{Name: "eth_getFilterChanges", Args: []arg{required[rpc.ID]()}, Credits: 255, Limit: LimitFilter},
+	{Name: "eth_getFilterLogs", Args: []arg{required[rpc.ID]()}, Idempotent: true, Credits: 255, Limit: LimitFilter, LargeAnswer: true},
+	{Name: "eth_getFilterChanges", Args: []arg{required[rpc.ID]()}, Credits: 255, Limit: LimitFilter, LargeAnswer: true},
 }
 
 // Refused namespaces and methods (docs/spec.md, "namespaces").

@@ -20,7 +20,7 @@ const AccessMessage = "access"
 // The key appears by id only; methods through methods.Label.
 func (o *Observer) logRequest(ctx context.Context, r *http.Request, req *request, sw *statusWriter, d time.Duration) {
 	req.mu.Lock()
-	calls := req.inOrder(req.calls)
+	calls := slices.DeleteFunc(req.calls, func(c *call) bool { return c == nil }) // a slot no call filled
 	attrs := make([]slog.Attr, 0, 14)
 	attrs = append(attrs,
 		slog.String("transport", "http"),

@@ -26,7 +26,7 @@ func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 		}
 		var entry *call
 		if o.log != nil {
-			entry = &call{of: c}
+			entry = &call{}
 			ctx = context.WithValue(ctx, callKey{}, entry)
 		}
 		resp := next(ctx, c)
@@ -52,7 +52,7 @@ func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 			}
 		}
 		if req := requestFrom(ctx); req != nil && c.Client.Transport == "http" {
-			req.note(network, keyID, entry)
+			req.note(network, keyID, entry, c.Pos)
 		} else if entry != nil {
 			o.logCall(ctx, c, keyID, entry)
 		}

@@ -11,9 +11,10 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Metering wraps the ingress's metering: it counts the rate-limit
-// decisions, and the calls of a refused request (which never reach the
-// pipeline) and a batch's invalid entries as answered calls. nil stays nil.
+// Metering wraps the ingress's metering: it counts the calls of a refused
+// request (which never reach the pipeline) and a batch's invalid entries
+// as answered calls (the rate-limit decisions are the meter's own series,
+// ratelimit/metrics.go). nil stays nil.
 func (o *Observer) Metering(m ingress.Metering) ingress.Metering {
 	if m == nil {
 		return nil
@@ -30,17 +31,13 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 	refused := m.Metering.Admit(ctx, key, n, calls, invalid)
 	if req := requestFrom(ctx); req != nil {
 		req.metered.Store(true)
-		if m.o.log != nil {
-			req.mu.Lock()
-			req.order = calls
-			req.mu.Unlock()
+		if m.o.log != nil && len(calls) > 1 {
+			req.expect(len(calls)) // before any call is dispatched
 		}
 	}
 	if refused == nil {
-		m.o.metrics.RateLimitDecisions.WithLabelValues(n.Name, "admitted").Inc()
 		return nil
 	}
-	m.o.metrics.RateLimitDecisions.WithLabelValues(n.Name, "refused").Inc()
 	code, plan, keyID := telemetry.Classify(refused), planOf(key), ""
 	if key != nil {
 		keyID = key.ID
@@ -50,10 +47,10 @@ func (m *metering) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 		m.o.metrics.ObserveCall(n.Name, c.Req.Method, plan, code, 0)
 		var entry *call
 		if m.o.log != nil {
-			entry = &call{method: methods.Label(c.Req.Method), code: code, of: c}
+			entry = &call{method: methods.Label(c.Req.Method), code: code}
 		}
 		if req != nil && c.Client.Transport == "http" {
-			req.note(n.Name, keyID, entry)
+			req.note(n.Name, keyID, entry, c.Pos)
 		} else if entry != nil {
 			m.o.logCall(ctx, c, keyID, entry)
 		}

@@ -2,12 +2,10 @@ package observe
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/telemetry"
 )
 
@@ -25,10 +23,8 @@ type request struct {
 	mu      sync.Mutex
 	network string
 	keyID   string
-	calls   []*call // with the access log only, in the order they ended
-	// order is the request's calls as the client sent them (set at
-	// admission), so that a batch's line lists them in that order.
-	order []*pipeline.Call
+	calls   []*call // with the access log only; by Call.Pos once expect ran
+	slots   int     // the calls expected (expect): calls[:slots] are in request order
 }
 
 // call is one call's line of the access log.
@@ -36,8 +32,7 @@ type call struct {
 	method   string // methods.Label
 	code     telemetry.Code
 	duration time.Duration
-	upstream string         // set by the attempt observer
-	of       *pipeline.Call // the call this line is of
+	upstream string // set by the attempt observer
 }
 
 type requestKey struct{}
@@ -60,8 +55,7 @@ func getRequest() *request { return requestPool.Get().(*request) }
 func putRequest(r *request) {
 	r.counted.Store(0)
 	r.metered.Store(false)
-	r.network, r.keyID = "", ""
-	r.order = nil
+	r.network, r.keyID, r.slots = "", "", 0
 	clear(r.calls)
 	if cap(r.calls) > 64 {
 		r.calls = nil
@@ -70,29 +64,28 @@ func putRequest(r *request) {
 	requestPool.Put(r)
 }
 
+// expect makes room for the request's n calls, so that each is listed at
+// its place in the request (Call.Pos), not in the order calls finish.
+func (r *request) expect(n int) {
+	r.mu.Lock()
+	r.slots = n
+	r.calls = append(r.calls[:0], make([]*call, n)...)
+	r.mu.Unlock()
+}
+
 // note records who made the request and, with the access log, one call.
-func (r *request) note(network, keyID string, c *call) {
+func (r *request) note(network, keyID string, c *call, pos int) {
 	r.counted.Add(1)
 	r.mu.Lock()
 	if r.network == "" {
 		r.network, r.keyID = network, keyID
 	}
-	if c != nil {
+	switch {
+	case c == nil:
+	case pos >= 0 && pos < r.slots && r.calls[pos] == nil:
+		r.calls[pos] = c
+	default:
 		r.calls = append(r.calls, c)
 	}
 	r.mu.Unlock()
-}
-
-// inOrder returns calls sorted as the client sent them, when the
-// request's order is known; calls is sorted in place.
-func (r *request) inOrder(calls []*call) []*call {
-	if len(calls) < 2 || len(r.order) < 2 {
-		return calls
-	}
-	pos := make(map[*pipeline.Call]int, len(r.order))
-	for i, c := range r.order {
-		pos[c] = i
-	}
-	slices.SortStableFunc(calls, func(a, b *call) int { return pos[a.of] - pos[b.of] })
-	return calls
 }

@@ -44,11 +44,10 @@ func contractsAllowed(c *Call) bool {
 	if c.Rule == nil || c.Rule.Unlisted || overridesState(c) {
 		return false
 	}
-	extract, ok := addressTaking[c.Req.Method]
-	if !ok {
+	if c.Rule.Contracts == methods.ContractsNone {
 		return !c.Rule.Executes
 	}
-	addrs, err := extract(c)
+	addrs, err := extractors[c.Rule.Contracts](c)
 	if err != nil {
 		return false
 	}
@@ -60,29 +59,14 @@ func contractsAllowed(c *Call) bool {
 	return true
 }
 
-// overrideParams lists, per method, the positions of state and block
-// overrides: with them a call runs any code at an allowed address (state)
-// or on a made-up block. eth_simulateV1 is made of such overrides (its
-// blocks carry stateOverrides and blockOverrides) and is listed with none:
-// every eth_simulateV1 is refused for a key with a contract allowlist.
-var overrideParams = map[string][]int{
-	"eth_call":             {2, 3},
-	"eth_estimateGas":      {2, 3},
-	"eth_createAccessList": {2},
-	"eth_simulateV1":       nil,
-}
-
 // overridesState reports whether the call carries an override (any value
-// but null or absent, an empty one included) or is eth_simulateV1.
+// but null or absent, an empty one included, at its rule's Overrides) or
+// is made of them (OverridesAlways: eth_simulateV1).
 func overridesState(c *Call) bool {
-	positions, ok := overrideParams[c.Req.Method]
-	if !ok {
-		return false
-	}
-	if positions == nil {
+	if c.Rule.OverridesAlways {
 		return true
 	}
-	for _, i := range positions {
+	for _, i := range c.Rule.Overrides {
 		if _, err := param(c.Req.Params, i); !errors.Is(err, errNoAddress) {
 			return true // present, or params that cannot be read
 		}
@@ -93,25 +77,17 @@ func overridesState(c *Call) bool {
 // extractor returns the contract addresses a call names.
 type extractor func(c *Call) ([]common.Address, error)
 
-// addressTaking lists the methods whose params name contracts. The
-// methods validated at the gateway read their decoded params (c.Parsed);
-// forwarded ones are decoded here, only when a key has a contract allowlist.
-var addressTaking = map[string]extractor{
-	"eth_call":                   callTo,
-	"eth_estimateGas":            callTo,
-	"eth_getLogs":                logsFilter,
-	"eth_getStorageAt":           firstAddress,
-	"eth_getBalance":             firstAddress,
-	"eth_getCode":                firstAddress,
-	"eth_getTransactionCount":    firstAddress,
-	"eth_getProof":               firstAddress,
-	"eth_createAccessList":       callTo,
-	"eth_fillTransaction":        callTo,
-	"eth_newFilter":              logsFilter,
-	"eth_subscribe":              subscribeFilter,
-	"eth_getStorageValues":       storageValues,
-	"eth_sendRawTransaction":     rawTxTo,
-	"eth_sendRawTransactionSync": rawTxTo,
+// extractors read each kind of params that name contracts
+// (methods.Rule.Contracts). The methods validated at the gateway read
+// their decoded params (c.Parsed); forwarded ones are decoded here, only
+// when a key has a contract allowlist.
+var extractors = [methods.NumContracts]extractor{
+	methods.ContractsFirstParam:    firstAddress,
+	methods.ContractsCallTo:        callTo,
+	methods.ContractsLogFilter:     logsFilter,
+	methods.ContractsSubscription:  subscribeFilter,
+	methods.ContractsStorageValues: storageValues,
+	methods.ContractsRawTxTo:       rawTxTo,
 }
 
 var (

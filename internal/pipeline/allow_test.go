@@ -135,11 +135,12 @@ func FuzzContractExtract(f *testing.F) {
 		f.Add("eth_subscribe", s)
 		f.Add("eth_simulateV1", s)
 	}
+	table := methods.NewTable(methods.FamilyEVM)
 	f.Fuzz(func(t *testing.T, method, params string) {
-		extract, ok := addressTaking[method]
-		if !ok {
+		r, e := table.Lookup(method)
+		if e != nil || r.Contracts == methods.ContractsNone {
 			return
 		}
-		_, _ = extract(&Call{Req: jsonrpc.Request{Method: method, Params: []byte(params)}})
+		_, _ = extractors[r.Contracts](&Call{Req: jsonrpc.Request{Method: method, Params: []byte(params)}, Rule: r})
 	})
 }

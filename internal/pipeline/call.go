@@ -25,6 +25,10 @@ type Call struct {
 	// Credits is the call's cost, set by the ingress's metering before
 	// the call is dispatched.
 	Credits int64
+	// Pos is the call's place among its request's calls (0 for a call
+	// alone), set by the ingress: the access log lists a batch's calls in
+	// this order, whatever order they finish in.
+	Pos int
 
 	// batch is the call's place in its client batch (collect.go), given by
 	// the batch's runner; nil for a call alone.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/deadline"
 	"github.com/nodegate/nodegate/internal/keys"
-	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -54,7 +54,7 @@ func (e *executionLimits) Wrap(next Handler) Handler {
 		// The node may answer at the deadline a little before cctx's own
 		// timer fires (go-ethereum's "request timed out"): Expired looks
 		// at the clock.
-		if (resp == nil || resp.Err != nil) && ctx.Err() == nil && upstream.Expired(cctx) {
+		if (resp == nil || resp.Err != nil) && ctx.Err() == nil && deadline.Expired(cctx) {
 			return jsonrpc.ErrorResponse(jsonrpc.NewError(jsonrpc.CodeServerError, fmt.Sprintf("execution aborted (timeout = %v)", timeout)))
 		}
 		if resp == nil { // the caller gave up

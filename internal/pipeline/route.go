@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/coalesce"
+	"github.com/nodegate/nodegate/internal/deadline"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -104,7 +105,7 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	if err == nil {
 		return resp
 	}
-	if upstream.Expired(ctx) {
+	if deadline.Expired(ctx) {
 		return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 	}
 	if resp := r.failover(ctx, c, body); resp != nil {

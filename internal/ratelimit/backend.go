@@ -15,6 +15,15 @@ type Limits struct {
 	// the key alone: an account's keys share one count (AccountBudget).
 	// The rate is always the key's own.
 	DailyOf string
+
+	// drainedBy and dailyAtLeast carry what this replica last knew of the
+	// key's buckets into a backend that may not know it (carry.go): the
+	// rate bucket drains no earlier than drainedBy (Unix ns, 0 none) and
+	// the day's count is at least dailyAtLeast. drainedLocally says the
+	// replica decided the key locally since Redis last answered for it.
+	drainedBy      int64
+	dailyAtLeast   int64
+	drainedLocally bool
 }
 
 // AccountBudget is the DailyOf of the keys an account owns.
@@ -57,6 +66,10 @@ type Decision struct {
 	// DailyUsed is the key's credits spent today, this request included
 	// when it was accepted.
 	DailyUsed int64
+
+	// drained is when the key's rate bucket will have drained after this
+	// decision (Unix ns on this replica's clock, 0 unknown): carry.go.
+	drained int64
 }
 
 // Mode says what a Take counts.

@@ -6,8 +6,12 @@
 // It owns: the Backend interface and its two implementations (memory, the
 // default, for one process; Redis, so that a fleet of replicas shares one
 // budget, with a fallback to per-replica limits while Redis is away), the
-// Limiter that picks between them, the Meter that the ingress calls once
-// per HTTP request (cost of the whole request, the 429 answer, usage), the
+// Limiter that picks between them (the rule for giving Redis up:
+// failures.go; what every switch carries over so that none hands out a
+// fresh bucket: carry.go), the Meter that the ingress calls once
+// per HTTP request (cost of the whole request, the 429 answer, usage, the
+// one series of rate-limit decisions; answers are classified for usage by
+// telemetry.Classify, the one classifier), the
 // Notes that charge WebSocket notifications in aggregate (reserved in
 // memory, spent per key every interval: notes.go), and the Usage
 // aggregator that flushes to the key store.

@@ -140,7 +140,7 @@ func load(ctx context.Context, t *testing.T, bases []string, key string, workers
 	return &wg
 }
 
-func twoReplicas(t *testing.T, proxy *redistest.Proxy, rate float64, daily int64) (*service.Service, *service.Service, string) {
+func twoReplicas(t *testing.T, proxy *testenv.Proxy, rate float64, daily int64) (*service.Service, *service.Service, string) {
 	c := redistest.Require(t)
 	prefix := redistest.Prefix(t, c)
 	a := startService(t, fleetConfig(t, proxy.Addr(), prefix, rate, daily))
@@ -156,7 +156,7 @@ func twoReplicas(t *testing.T, proxy *redistest.Proxy, rate float64, daily int64
 // 5% of the budget. A second key under its rate meanwhile is never refused.
 func TestFleetSharesOneBudget(t *testing.T) {
 	redistest.Require(t)
-	proxy := redistest.NewProxy(t, redistest.Addr())
+	proxy := testenv.NewProxy(t, redistest.Addr())
 	a, b, _ := twoReplicas(t, proxy, 100, 0)
 	bases := []string{a.URL(), b.URL()}
 
@@ -195,7 +195,7 @@ func TestFleetSharesOneBudget(t *testing.T) {
 // serving on their share of the rate, then share Redis again.
 func TestFleetSurvivesRedisOutage(t *testing.T) {
 	rc := redistest.Require(t)
-	proxy := redistest.NewProxy(t, redistest.Addr())
+	proxy := testenv.NewProxy(t, redistest.Addr())
 	a, b, prefix := twoReplicas(t, proxy, 100, 1_000_000)
 	bases := []string{a.URL(), b.URL()}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -239,7 +239,7 @@ func TestFleetSurvivesRedisOutage(t *testing.T) {
 // every request is refused with the daily message.
 func TestFleetDailyBudget(t *testing.T) {
 	redistest.Require(t)
-	proxy := redistest.NewProxy(t, redistest.Addr())
+	proxy := testenv.NewProxy(t, redistest.Addr())
 	a, b, _ := twoReplicas(t, proxy, 0, 100) // 20 eth_chainId a day
 	served := 0
 	for i := range 30 {

@@ -25,20 +25,19 @@ type Limiter struct {
 	// so an outage costs them nothing, and the heartbeat finds it back.
 	up       atomic.Bool
 	replicas atomic.Int64
-	// seen remembers each key's daily spend as Redis last reported it, so
-	// that a fallback spends only this replica's share of what is left.
-	seen      sync.Map // key → *seenDaily
+	// carried is what this replica last knew of each key's buckets
+	// (carry.go): key or daily subject → *carried.
+	carried sync.Map
+	// failSince and failCount are the current streak of failed round
+	// trips (failures.go).
+	failSince atomic.Int64
+	failCount atomic.Int64
 	stateMu   sync.Mutex
 	cancel    context.CancelFunc
 	done      chan struct{}
 	metrics   *metrics
 	now       func() time.Time
 	replicaID string
-}
-
-type seenDaily struct {
-	day  atomic.Int64
-	used atomic.Int64
 }
 
 // Options configure a Limiter.
@@ -49,10 +48,13 @@ type Options struct {
 	// Prefix namespaces nodegate's Redis keys (default "nodegate").
 	Prefix string
 	// Timeout bounds one Redis round trip (default 100ms): past it a
-	// request is decided locally and Redis is marked unreachable.
+	// request is decided locally, and the failure counts towards marking
+	// Redis unreachable (failures.go).
 	Timeout time.Duration
 	// Heartbeat is how often a replica announces itself and probes Redis
 	// (default 1s); a replica unseen for 3 heartbeats no longer counts.
+	// Redis is marked unreachable once its round trips have failed for
+	// two heartbeats in a row (failures.go).
 	Heartbeat time.Duration
 }
 
@@ -110,42 +112,50 @@ func (l *Limiter) Shared() bool { return l.shared != nil && l.up.Load() }
 func (l *Limiter) Replicas() int64 { return l.replicas.Load() }
 
 // Take decides cost credits for key. It never fails: without Redis the
-// decision is local.
+// decision is local. A round trip that fails is decided locally from
+// what this replica carries over (carry.go); Redis is given up for local
+// limits only by the failure rule (failures.go).
 func (l *Limiter) Take(ctx context.Context, key string, cost int64, lim Limits, mode Mode) Decision {
 	if lim.Unlimited() {
 		return Decision{}
 	}
 	t := l.now()
 	day := dayOf(t)
-	if l.shared != nil && l.up.Load() {
-		rctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
-		d, err := l.shared.Take(rctx, key, cost, lim, day, mode)
-		cancel()
-		if err == nil {
-			l.remember(lim.dailySubject(key), day, d.DailyUsed)
-			return d
-		}
-		if ctx.Err() == nil { // the client going away says nothing about Redis
-			l.setUp(false, err)
-		}
-	}
 	if l.shared == nil {
 		d, _ := l.local.Take(ctx, key, cost, lim, day, mode)
 		return d
 	}
-	return l.fallback(ctx, key, cost, lim, day, mode)
+	rate, daily := l.carriedOf(key, lim)
+	lim.drainedBy, lim.drainedLocally = rate.drained.Load(), rate.local.Load()
+	lim.dailyAtLeast = daily.usedOn(day)
+	if l.up.Load() {
+		rctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
+		d, err := l.shared.Take(rctx, key, cost, lim, day, mode)
+		cancel()
+		if err == nil {
+			l.succeeded()
+			rate.raise(d.drained)
+			if lim.drainedLocally {
+				rate.local.Store(false)
+			}
+			daily.remember(day, d.DailyUsed)
+			return d
+		}
+		if ctx.Err() == nil { // the client going away says nothing about Redis
+			l.failed(err)
+		}
+	}
+	return l.fallback(ctx, key, cost, lim, day, mode, rate, daily)
 }
 
 // fallback decides locally with this replica's share: the rate divided by
 // the replicas last seen, and that share of the daily credits Redis had
-// not yet spent.
-func (l *Limiter) fallback(ctx context.Context, key string, cost int64, lim Limits, day int, mode Mode) Decision {
+// not yet spent. The local bucket starts where the key's bucket was last
+// known to be (carry.go), not full.
+func (l *Limiter) fallback(ctx context.Context, key string, cost int64, lim Limits, day int, mode Mode, rate, daily *carried) Decision {
 	n := max(l.replicas.Load(), 1)
-	var seen int64
-	if s, ok := l.seen.Load(lim.dailySubject(key)); ok && s.(*seenDaily).day.Load() == int64(day) {
-		seen = s.(*seenDaily).used.Load()
-	}
-	share := Limits{Rate: lim.Rate / float64(n), DailyOf: lim.DailyOf}
+	seen := daily.usedOn(day)
+	share := Limits{Rate: lim.Rate / float64(n), DailyOf: lim.DailyOf, drainedBy: lim.drainedBy}
 	if lim.Daily > 0 {
 		share.Daily = (lim.Daily - seen) / n
 		if share.Daily <= 0 && mode != Spend {
@@ -153,20 +163,12 @@ func (l *Limiter) fallback(ctx context.Context, key string, cost int64, lim Limi
 		}
 	}
 	d, _ := l.local.Take(ctx, key, cost, share, day, mode)
+	rate.raise(d.drained)
+	if !rate.local.Load() {
+		rate.local.Store(true)
+	}
 	d.DailyUsed += seen
 	return d
-}
-
-func (l *Limiter) remember(key string, day int, used int64) {
-	v, ok := l.seen.Load(key)
-	if !ok {
-		v, _ = l.seen.LoadOrStore(key, new(seenDaily))
-	}
-	s := v.(*seenDaily)
-	if s.day.Load() != int64(day) {
-		s.day.Store(int64(day))
-	}
-	s.used.Store(used)
 }
 
 // heartbeatScript registers a replica and counts the live ones, on Redis'
@@ -200,11 +202,12 @@ func (l *Limiter) heartbeat(ctx context.Context) {
 	n, err := heartbeatScript.Run(hctx, l.client, []string{l.opts.Prefix + ":replicas"}, l.replicaID, (3 * l.opts.Heartbeat).Milliseconds()).Int64()
 	if err != nil {
 		if ctx.Err() == nil {
-			l.setUp(false, err)
+			l.failed(err)
 		}
 		return
 	}
 	l.replicas.Store(max(n, 1))
+	l.succeeded()
 	l.setUp(true, nil)
 }
 

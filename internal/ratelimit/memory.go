@@ -36,7 +36,7 @@ func newMemoryAt(now func() time.Time) *Memory {
 // Take implements Backend. The rate is the key's bucket; the daily count
 // is the bucket of lim's daily subject (the key's own, or its account's),
 // both under their shards' locks, taken in shard order.
-func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day int, mode Mode) (Decision, error) {
+func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day int, mode Mode) (d Decision, err error) {
 	t := m.now()
 	now := int64(t.Sub(m.base))
 	subject := lim.dailySubject(key)
@@ -59,7 +59,12 @@ func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day
 	if db.day != day {
 		db.day, db.dailyUsed = day, 0
 	}
-	d := Decision{CurrentRate: rb.offer(now, cost), DailyUsed: db.dailyUsed}
+	db.dailyUsed = max(db.dailyUsed, lim.dailyAtLeast)
+	if lim.drainedBy > 0 {
+		rb.tat = max(rb.tat, lim.drainedBy-m.base.UnixNano())
+	}
+	d = Decision{CurrentRate: rb.offer(now, cost), DailyUsed: db.dailyUsed}
+	defer func() { d.drained = m.base.UnixNano() + max(rb.tat, now) }()
 	if mode != Spend && lim.Daily > 0 && db.dailyUsed+cost > lim.Daily {
 		d.Outcome, d.RetryAfter = DailyExceeded, untilMidnight(t)
 		return d, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -62,21 +63,19 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 	}
 	total += int64(invalid) * m.Costs.Cheapest(n)
 	if key == nil || total == 0 {
+		m.decided(n, OK)
 		return nil
 	}
 	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
 	if lim.Unlimited() {
+		m.decided(n, OK)
 		return nil
 	}
 	d := m.Limiter.Take(ctx, key.ID, total, lim, Admit)
+	m.decided(n, d.Outcome)
 	if d.Outcome == OK {
 		return nil
 	}
-	reason := "rate"
-	if d.Outcome == DailyExceeded {
-		reason = "daily"
-	}
-	m.Limiter.metrics.refused.WithLabelValues(reason, n.Name).Inc()
 	if m.Usage != nil {
 		day, kind := m.today(), refusedKind(d.Outcome)
 		for _, c := range calls {
@@ -87,6 +86,19 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 		}
 	}
 	return refusal(d, lim)
+}
+
+// decided counts a request's decision in the one series of rate-limit
+// decisions (admitted, or refused by the rate or the daily credits).
+func (m *Meter) decided(n *pipeline.Network, o Outcome) {
+	decision := "admitted"
+	switch o {
+	case RateExceeded:
+		decision = "rate"
+	case DailyExceeded:
+		decision = "daily"
+	}
+	m.Limiter.metrics.decisions.WithLabelValues(n.Name, decision).Inc()
 }
 
 // refusedKind is how the usage records count a refused request's calls.
@@ -165,22 +177,25 @@ func usageMethod(c *pipeline.Call, resp *jsonrpc.Response) string {
 	return methods.Label(c.Req.Method)
 }
 
-// errorKind classifies an answer for the usage records.
+// errorKind is an answer's error kind in the usage records: the outcome
+// class of telemetry.Classify (the one classifier of answers), with
+// unauthorized counted as forbidden.
 func errorKind(resp *jsonrpc.Response) keys.UsageErrors {
-	if resp == nil || resp.Err == nil {
+	if resp == nil {
 		return keys.UsageErrors{}
 	}
-	e := resp.Err
-	switch {
-	case e.Status == http.StatusTooManyRequests:
+	switch telemetry.Classify(resp.Err) {
+	case telemetry.CodeOK:
+		return keys.UsageErrors{}
+	case telemetry.CodeRateLimited:
 		return keys.UsageErrors{RateLimited: 1}
-	case e.Code == jsonrpc.CodeParseError || e.Code == jsonrpc.CodeInvalidRequest || e.Code == jsonrpc.CodeMethodNotFound || e.Code == jsonrpc.CodeInvalidParams:
+	case telemetry.CodeInvalid:
 		return keys.UsageErrors{Invalid: 1}
-	case e.Code == jsonrpc.CodeUnauthorized:
+	case telemetry.CodeUnauthorized, telemetry.CodeForbidden:
 		return keys.UsageErrors{Forbidden: 1}
-	case e.Code == jsonrpc.CodeLimitExceeded && e.Raw == nil:
+	case telemetry.CodeLimit:
 		return keys.UsageErrors{Limit: 1}
-	case e.Status == http.StatusServiceUnavailable:
+	case telemetry.CodeUpstream:
 		return keys.UsageErrors{Upstream: 1}
 	default:
 		return keys.UsageErrors{Node: 1}

@@ -4,17 +4,18 @@ import "github.com/prometheus/client_golang/prometheus"
 
 // metrics are the limiter's Prometheus series.
 type metrics struct {
-	refused *prometheus.CounterVec
-	shared  prometheus.Gauge
+	// decisions is the one series of rate-limit decisions (meter.go).
+	decisions *prometheus.CounterVec
+	shared    prometheus.Gauge
 	// redisRTT times Redis round trips (redisrtt.go).
 	redisRTT prometheus.Histogram
 }
 
 func newMetrics() *metrics {
 	return &metrics{
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "nodegate_ratelimit_refused_total", Help: "Requests answered 429, by reason (rate, daily) and network.",
-		}, []string{"reason", "network"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_ratelimit_decisions_total", Help: "Requests the rate limits and daily credits decided, by network and decision: admitted, or refused (429) by the rate (rate) or the daily credits (daily).",
+		}, []string{"network", "decision"}),
 		shared: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "nodegate_ratelimit_shared", Help: "1 while limits are decided in Redis (shared by the fleet), 0 while local.",
 		}),
@@ -27,5 +28,5 @@ func newMetrics() *metrics {
 
 // Collectors are the limiter's metrics, to register with the service's registry.
 func (l *Limiter) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{l.metrics.refused, l.metrics.shared, l.metrics.redisRTT}
+	return []prometheus.Collector{l.metrics.decisions, l.metrics.shared, l.metrics.redisRTT}
 }

@@ -35,6 +35,10 @@ type Notes struct {
 
 	mu       sync.Mutex
 	accounts map[noteKey]*noteAccount
+	// forgotten counts the flushes that forgot accounts (guarded by mu):
+	// an Open whose read of the day's spend raced one reads again, since
+	// the forgotten account's last spend may have landed after its read.
+	forgotten int64
 
 	flushMu sync.Mutex
 	cancel  context.CancelFunc
@@ -93,7 +97,9 @@ type NoteAccount struct {
 
 // Open returns the account of key's notifications on network, each
 // costing cost credits; the first connection of a key reads the day's
-// spend from the limiter (the only I/O of an account, outside flushes).
+// spend from the limiter (the only I/O of an account, outside flushes),
+// again when a flush forgot an account meanwhile (its spend may have
+// landed after the read).
 func (n *Notes) Open(ctx context.Context, key *keys.Key, network string, cost int64) *NoteAccount {
 	if n == nil || key == nil {
 		return nil
@@ -106,22 +112,31 @@ func (n *Notes) Open(ctx context.Context, key *keys.Key, network string, cost in
 		n.mu.Unlock()
 		return &NoteAccount{n: n, a: a, cost: cost}
 	}
+	gen := n.forgotten
 	n.mu.Unlock()
-	fresh := &noteAccount{id: id, refs: 1, day: dayOf(n.now()), dailyOf: AccountBudget(key.Account)}
-	daily := key.DailyCredits()
-	fresh.daily.Store(daily)
-	if daily > 0 && n.lim != nil {
-		fresh.spent = n.lim.Take(ctx, key.ID, 0, Limits{Daily: daily, DailyOf: fresh.dailyOf}, Spend).DailyUsed
-		fresh.committed.Store(fresh.spent)
+	for {
+		fresh := &noteAccount{id: id, refs: 1, day: dayOf(n.now()), dailyOf: AccountBudget(key.Account)}
+		daily := key.DailyCredits()
+		fresh.daily.Store(daily)
+		if daily > 0 && n.lim != nil {
+			fresh.spent = n.lim.Take(ctx, key.ID, 0, Limits{Daily: daily, DailyOf: fresh.dailyOf}, Spend).DailyUsed
+			fresh.committed.Store(fresh.spent)
+		}
+		n.mu.Lock()
+		if a := n.accounts[id]; a != nil { // another connection opened it meanwhile
+			a.refs++
+			n.mu.Unlock()
+			return &NoteAccount{n: n, a: a, cost: cost}
+		}
+		if n.forgotten != gen { // a flush forgot an account after spending for it: read again
+			gen = n.forgotten
+			n.mu.Unlock()
+			continue
+		}
+		n.accounts[id] = fresh
+		n.mu.Unlock()
+		return &NoteAccount{n: n, a: fresh, cost: cost}
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if a := n.accounts[id]; a != nil { // another connection opened it meanwhile
-		a.refs++
-		return &NoteAccount{n: n, a: a, cost: cost}
-	}
-	n.accounts[id] = fresh
-	return &NoteAccount{n: n, a: fresh, cost: cost}
 }
 
 // Reserve counts one notification for key (its current record) before it
@@ -232,6 +247,7 @@ func (n *Notes) Flush(ctx context.Context) {
 	for id, a := range n.accounts {
 		if a.refs == 0 && a.queued.Load() == 0 && a.written.Load() == 0 {
 			delete(n.accounts, id)
+			n.forgotten++
 		}
 	}
 	n.mu.Unlock()

@@ -70,7 +70,7 @@ func TestRedisBackend(t *testing.T) {
 func TestLimiterFallsBackAndReturns(t *testing.T) {
 	c := redistest.Require(t)
 	prefix := redistest.Prefix(t, c)
-	proxy := redistest.NewProxy(t, redistest.Addr())
+	proxy := testenv.NewProxy(t, redistest.Addr())
 	opts := Options{RedisURL: "redis://" + proxy.Addr() + "/0", Prefix: prefix, Timeout: 100 * time.Millisecond, Heartbeat: 100 * time.Millisecond}
 	a, err := New(opts)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"runtime"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -80,7 +79,7 @@ func (evmFamily) versions(config.Network) []string { return nil }
 // stages: the EVM family's limits, the head's gas limit for the gas cap
 // and, on the embedded node, each key's share of this process's CPUs.
 func (evmFamily) stages(_ context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error) {
-	evm := pipeline.EVM{Limits: limits.FromConfig(cfg.Limits), Gas: pool} // the pool knows its head block's gas limit
+	evm := pipeline.EVM{Limits: limitsOf(cfg.Limits), Gas: pool} // the pool knows its head block's gas limit
 	if servesEmbedded(nc) {
 		// eth_call runs on this process's CPUs: one key gets half.
 		evm.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)

@@ -32,6 +32,7 @@ func (s *Service) startKeys(ctx context.Context) error {
 	}
 	s.Keys = cache
 	s.KeyManager.Source = cache
+	s.KeyManager.Local = cache // a change made through this replica applies here at once
 	return nil
 }
 

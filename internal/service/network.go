@@ -9,7 +9,6 @@ import (
 	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
-	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/telemetry"
@@ -139,7 +138,7 @@ func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config
 	}
 	if s.Node == nil {
 		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime, MaxChainBytes: cfg.Node.MaxChainBytes,
-			GasCapFactor: limits.FromConfig(cfg.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
+			GasCapFactor: limitsOf(cfg.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
-	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/subs"
 )
@@ -90,7 +89,7 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 // withLimits is old with other method limits: the stages that hold limits
 // are made again; the pools, the route and every other stage are shared.
 func withLimits(old *pipeline.Network, l config.Limits) *pipeline.Network {
-	return old.WithLimits(limits.FromConfig(l))
+	return old.WithLimits(limitsOf(l))
 }
 
 // retire closes networks that no generation serves any more (their pools,

@@ -36,10 +36,6 @@ type Registry struct {
 	UpstreamDuration *prometheus.HistogramVec
 	UpstreamErrors   *prometheus.CounterVec
 
-	// RateLimitDecisions counts requests admitted or refused by the rate
-	// limits and daily credits.
-	RateLimitDecisions *prometheus.CounterVec
-
 	calls    callCache
 	attempts attemptCache
 }
@@ -78,12 +74,9 @@ func New() *Registry {
 		UpstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "nodegate_upstream_errors_total", Help: "Failed attempts on an upstream, by class (timeout, connect, http_5xx, http_429, http_status, bad_response, node_fault, cancelled, other).",
 		}, []string{"network", "upstream", "class"}),
-		RateLimitDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "nodegate_ratelimit_decisions_total", Help: "Requests the rate limits and daily credits admitted or refused (decision=admitted|refused).",
-		}, []string{"network", "decision"}),
 	}
 	r.reg.MustRegister(r.Failover, r.UpstreamUp, r.UpstreamChanges, r.Unavailable,
-		r.Requests, r.RequestDuration, r.InFlight, r.UpstreamDuration, r.UpstreamErrors, r.RateLimitDecisions,
+		r.Requests, r.RequestDuration, r.InFlight, r.UpstreamDuration, r.UpstreamErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.calls.init()
 	r.attempts.init()

@@ -4,7 +4,9 @@
 // program fails the test when CI is set (.ci/run installs them, so a skip
 // there would hide a hole) and skips it elsewhere. WaitFor (wait.go) polls
 // until a condition holds, instead of sleeping a fixed time. Post and
-// PostJSON (post.go) send a JSON-RPC body and return the answer. NPMCI
+// PostJSON (post.go) send a JSON-RPC body and return the answer. Proxy
+// (proxy.go) stands between a test and a server it shares with other tests
+// (Redis, PostgreSQL) to cut it or make it slow for this test alone. NPMCI
 // (npm.go) installs the npm packages a test drives from a committed lock
 // file.
 //

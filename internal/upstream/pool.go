@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/deadline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -415,7 +416,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 			return raw, resp, m.Name(), nil
 		}
 		lastErr = err
-		if Expired(ctx) || !time.Now().Before(budget) || (!c.Idempotent && !NotSent(err)) {
+		if deadline.Expired(ctx) || !time.Now().Before(budget) || (!c.Idempotent && !NotSent(err)) {
 			break
 		}
 	}
@@ -472,7 +473,7 @@ func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []
 			return out, nil
 		}
 	}
-	if Expired(ctx) || !time.Now().Before(budget) {
+	if deadline.Expired(ctx) || !time.Now().Before(budget) {
 		// The caller gave up, or its own deadline passed (an eth_getLogs
 		// time limit), or the call's retry budget is spent: not the node's
 		// fault. Only the attempt's own timeout, with time left, is.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // Upstream is one node nodegate forwards to.
@@ -66,16 +65,4 @@ func (f Func) Do(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, &Error{Upstream: f.ID, Err: err}
 	}
 	return out, nil
-}
-
-// Expired reports whether ctx is done or its deadline has passed. A
-// connection deadline set from ctx fires at the same instant as ctx's own
-// timer, often a little before it: an i/o timeout at the deadline is the
-// caller's time running out, not the node's fault.
-func Expired(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return true
-	}
-	dl, ok := ctx.Deadline()
-	return ok && !time.Now().Before(dl)
 }

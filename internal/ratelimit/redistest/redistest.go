@@ -1,6 +1,6 @@
 // Package redistest gives tests the machine's Redis under a private key
-// prefix, and a TCP proxy they can cut to play an outage without touching
-// the server other tests share. It is for tests only.
+// prefix (testenv.Proxy plays its outages and slowness without touching
+// the server other tests share). It is for tests only.
 package redistest
 
 import (

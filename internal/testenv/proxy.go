@@ -1,18 +1,23 @@
-package redistest
+package testenv
 
 import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Proxy forwards TCP connections from a loopback port to a target. Cut
 // closes every connection and refuses new ones (the target looks dead);
-// Restore accepts again.
+// Restore accepts again. Slow holds every answer back (the target looks
+// slow) without pausing the server other tests share.
 type Proxy struct {
 	ln     net.Listener
 	target string
+
+	delay atomic.Int64 // ns each answer is held back
 
 	mu    sync.Mutex
 	cut   bool
@@ -59,14 +64,31 @@ func (p *Proxy) accept() {
 		p.conns[c], p.conns[up] = struct{}{}, struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go p.pipe(c, up)
-		go p.pipe(up, c)
+		go p.pipe(c, up, &p.delay)
+		go p.pipe(up, c, nil)
 	}
 }
 
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies src to dst, holding each read back by *delay when set.
+func (p *Proxy) pipe(dst, src net.Conn, delay *atomic.Int64) {
 	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
+	if delay == nil {
+		_, _ = io.Copy(dst, src)
+	} else {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				time.Sleep(time.Duration(delay.Load()))
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
 	dst.Close()
 	src.Close()
 	p.mu.Lock()
@@ -84,6 +106,9 @@ func (p *Proxy) Cut() {
 		c.Close()
 	}
 }
+
+// Slow holds every answer back by d from now on (0: no longer).
+func (p *Proxy) Slow(d time.Duration) { p.delay.Store(int64(d)) }
 
 // Restore accepts connections again.
 func (p *Proxy) Restore() {

@@ -30,7 +30,8 @@ var standardReads = append(reads(FamilyEVM,
 // the execution bounds. eth_fillTransaction runs its transaction's code to
 // estimate its gas when none is given.
 var standardExecutions = executions(
-	reads(FamilyEVM, "eth_createAccessList", "eth_simulateV1", "eth_fillTransaction"),
+	gasCapped(GasEstimated, reads(FamilyEVM, "eth_createAccessList", "eth_fillTransaction")),
+	gasCapped(GasSimulated, reads(FamilyEVM, "eth_simulateV1")),
 	reads(FamilyStarknet, "starknet_estimateMessageFee", "starknet_simulateTransactions",
 		"starknet_traceBlockTransactions", "starknet_traceTransaction"),
 )
@@ -42,6 +43,14 @@ func reads(family Family, names ...string) []Rule {
 		out[i] = Rule{Name: n, Family: family, Idempotent: true, Credits: DefaultCredits}
 	}
 	return out
+}
+
+// gasCapped puts rules under the plan's gas cap, their gas taken as gas says.
+func gasCapped(gas Gas, rules []Rule) []Rule {
+	for i := range rules {
+		rules[i].Limit, rules[i].Gas = LimitGasCap, gas
+	}
+	return rules
 }
 
 // executions marks rules as running code.

@@ -81,4 +81,3 @@ func capParams(kind methods.Gas, params json.RawMessage, limit uint64) (json.Raw
 	}
 	return params, false, nil
 }
-

@@ -98,7 +98,7 @@ func TestCacheKeepsChainsApart(t *testing.T) {
 			gateway := func(n *chainNode) string {
 				cfg := servicetest.Config(t)
 				cfg.Networks = []config.Network{{Name: name, Family: "evm", Upstreams: []config.Upstream{{Name: "node", URL: n.srv.URL}},
-					Pool: config.Pool{HeadInterval: 50 * time.Millisecond},
+					Pool:  config.Pool{HeadInterval: 50 * time.Millisecond},
 					Cache: config.Cache{RedisURL: "redis://" + redistest.Addr() + "/0"}}}
 				s := servicetest.Start(t, cfg)
 				pool := s.Networks()[0].Pool

@@ -27,9 +27,9 @@ type Member struct {
 	// chain is the chain the member serves ("<chain id>/<genesis hash>",
 	// chain.go), nil until learned; forgotten when the member goes out of
 	// service, learned again when it comes back.
-	chain   atomic.Pointer[string]
-	healthy atomic.Bool
-	inflight    atomic.Int64
+	chain    atomic.Pointer[string]
+	healthy  atomic.Bool
+	inflight atomic.Int64
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
 	// checked: PoolConfig.Check passed since the member last came back;

@@ -60,6 +60,8 @@ type Config struct {
 	// log level is applied again on SIGHUP.
 	Metrics Metrics `yaml:"metrics"`
 	Log     Log     `yaml:"log"`
+	// Tracing: observability.go (docs/observability.md); read at start.
+	Tracing Tracing `yaml:"tracing"`
 }
 
 // Plan is what a key's plan grants (see docs/keys.md).

@@ -85,7 +85,9 @@ func TestClientSampling(t *testing.T) {
 	}
 }
 
-func randomID(i int) string { return fmt.Sprintf("%016x%016x", 0x4bf92f3577b34da6+uint64(i)*0x9e3779b97f4a7c15, uint64(i+1)*0xbf58476d1ce4e5b9) }
+func randomID(i int) string {
+	return fmt.Sprintf("%016x%016x", 0x4bf92f3577b34da6+uint64(i)*0x9e3779b97f4a7c15, uint64(i+1)*0xbf58476d1ce4e5b9)
+}
 
 // lowID: trace ids a ratio-by-trace-id sampler always takes.
 func lowID(i int) string { return fmt.Sprintf("%032x", i+1) }

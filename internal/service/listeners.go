@@ -101,6 +101,7 @@ func (s *Service) open(network, addr string, index int) error {
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          serverErrorLog(addr),
 	}
 	s.listeners = append(s.listeners, &listener{network: network, addr: addr, ln: ln, srv: srv})
 	serve := srv.Serve

@@ -172,10 +172,14 @@ func (s *Service) close(ctx context.Context) error {
 	for _, ing := range s.ingresses() {
 		ing.SetReady(false)
 	}
-	s.closeRealtime(ctx)
+	// WebSocket calls in flight and HTTP requests in flight finish side
+	// by side, within the one shutdown.timeout (ctx).
+	realtime := make(chan struct{})
+	go func() { s.closeRealtime(ctx); close(realtime) }()
 	for _, l := range s.listeners {
 		errs = append(errs, l.srv.Shutdown(ctx))
 	}
+	<-realtime
 	if s.stopTLS != nil {
 		s.stopTLS()
 	}

@@ -80,6 +80,9 @@ type Plan struct {
 	CallTimeout time.Duration `yaml:"call_timeout"`
 	// MaxWSConnections bounds a key's open WebSockets; 0 means unlimited.
 	MaxWSConnections int `yaml:"max_ws_connections"`
+	// MaxSubscriptions bounds a key's live subscriptions across its
+	// WebSockets; 0 means unlimited.
+	MaxSubscriptions int `yaml:"max_subscriptions"`
 }
 
 // Admin configures the admin HTTP listener.

@@ -29,6 +29,9 @@ import (
 // Service is a running nodegate.
 type Service struct {
 	Config config.Config
+	// subBudget counts each key's subscriptions across its WebSockets,
+	// listeners and reloads (plans' max_subscriptions).
+	subBudget *subs.Budget
 	// Node is the embedded node (nil with an external upstream).
 	Node *evmnode.Node
 	// Devnet is the embedded Starknet devnet (nil when no network uses it).
@@ -110,7 +113,7 @@ func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce}
+	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce, subBudget: subs.NewBudget()}
 	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}

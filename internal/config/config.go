@@ -101,6 +101,8 @@ type Limits struct {
 	// WriteTimeout is how long writing one piece of an answer may wait
 	// for a client that does not read (0 means 30s).
 	WriteTimeout time.Duration `yaml:"write_timeout"`
+	// Connections bound the client listeners' connections (connections.go).
+	Connections Connections `yaml:"connections"`
 	// MethodLimits and Plans: see limits.go.
 	MethodLimits `yaml:",inline"`
 	Plans        PlanLimits `yaml:"plans"`

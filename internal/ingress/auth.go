@@ -42,6 +42,7 @@ func authenticate(lookup KeyLookup, r *http.Request, prefix string) (k *keys.Key
 	if e != nil {
 		return nil, false, e
 	}
+	markKeySeen(r.Context()) // the connection's normal idle timeout from now on (conns.go)
 	return k, bypass, nil
 }
 

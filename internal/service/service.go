@@ -32,6 +32,8 @@ type Service struct {
 	// subBudget counts each key's subscriptions across its WebSockets,
 	// listeners and reloads (plans' max_subscriptions).
 	subBudget *subs.Budget
+	// conns is what the client listeners may hold together (connBudget).
+	conns *ingress.ConnBudget
 	// Node is the embedded node (nil with an external upstream).
 	Node *evmnode.Node
 	// Devnet is the embedded Starknet devnet (nil when no network uses it).

@@ -332,6 +332,13 @@ func FuzzDecodeResponse(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`))
 	f.Add([]byte(`{"result":"` + strings.Repeat("ab", 1<<19) + `"}`))
 	f.Add([]byte(``))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":00,"result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":-01,"result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1.,"result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1e,"result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":nul,"result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"a\x","result":"0x1"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":true,"result":"0x1"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		id, r, err := DecodeResponse(b)
 		if err != nil {
@@ -343,11 +350,11 @@ func FuzzDecodeResponse(f *testing.F) {
 		if (r.Err == nil) == (len(r.Result) == 0) {
 			t.Fatalf("result %q and error %v: want exactly one", r.Result, r.Err)
 		}
-		if !json.Valid(b) {
-			return // the scanner does not check the spelling of literals; upstreams are trusted for that
+		if id != nil && (!json.Valid(id) || id[0] == '{' || id[0] == '[' || id[0] == 't' || id[0] == 'f') {
+			t.Fatalf("id %q is not a JSON null, string or number", id) // strict even when the rest is not checked
 		}
-		if id != nil && !json.Valid(id) {
-			t.Fatalf("id %q is not JSON", id)
+		if !json.Valid(b) {
+			return // the scanner does not check the spelling of other literals; upstreams are trusted for that
 		}
 		if r.Err == nil && !json.Valid(r.Result) {
 			t.Fatalf("result %q is not JSON", r.Result)

@@ -70,13 +70,16 @@ func AppendRequest(buf []byte, id uint64, method string, params json.RawMessage)
 var ErrNotResponse = errors.New("not a json-rpc response")
 
 // DecodeResponse reads one response object from an upstream. Result and
-// error stay raw bytes (slices of b): nothing inside them is decoded.
+// error stay raw bytes (slices of b): nothing inside them is decoded. The
+// id is checked strictly (validResponseID): an answer whose id is not
+// valid JSON (`00`, `1.`, `nul`) is not a response.
 func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
-	var haveResult bool
+	var haveResult, badID bool
 	scanErr := objectFields(b, func(key, value []byte) bool {
 		switch string(key) {
 		case "id":
 			id = value
+			badID = !validResponseID(value)
 		case "result":
 			r.Result, haveResult = value, true
 		case "error":
@@ -86,7 +89,7 @@ func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
 		}
 		return true
 	})
-	if scanErr != nil {
+	if scanErr != nil || badID {
 		return nil, Response{}, ErrNotResponse
 	}
 	if r.Err != nil {
@@ -97,6 +100,21 @@ func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
 		return nil, Response{}, ErrNotResponse
 	}
 	return id, r, nil
+}
+
+// validResponseID reports whether an upstream answer's id is one an
+// answer may carry: null, a string or a number, spelled as JSON spells it
+// (not `00`, `1.`, `nul`). The scanner does not check the spelling of
+// literals, so the id, which matches answers to calls, is checked here.
+func validResponseID(id []byte) bool {
+	if len(id) == 0 || len(id) > MaxIDLength {
+		return false
+	}
+	switch c := id[0]; {
+	case c == '"', c == 'n', c == '-', c >= '0' && c <= '9':
+		return json.Valid(id)
+	}
+	return false
 }
 
 // Elements calls fn for each element of a JSON array, with its raw bytes.

@@ -94,7 +94,7 @@ func TestCacheAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	key := Key(nil, "eth_getBlockByHash", []byte(`["0x01",false]`))
+	key := Key(nil, "1/0x01", "eth_getBlockByHash", []byte(`["0x01",false]`))
 	if !c.Admit(key) {
 		t.Fatal("a fresh cache does not keep the first answer fetched")
 	}
@@ -103,9 +103,9 @@ func TestCacheAdmission(t *testing.T) {
 		t.Fatalf("kept answer: %q, %v", v, ok)
 	}
 	for i := range admissionWindow {
-		c.Get(t.Context(), Key(nil, "eth_getBlockByHash", fmt.Appendf(nil, `["0x%x",false]`, i+2)))
+		c.Get(t.Context(), Key(nil, "1/0x01", "eth_getBlockByHash", fmt.Appendf(nil, `["0x%x",false]`, i+2)))
 	}
-	other := Key(nil, "eth_getBlockByHash", []byte(`["0x02",false]`))
+	other := Key(nil, "1/0x01", "eth_getBlockByHash", []byte(`["0x02",false]`))
 	for i, want := range []bool{false, true} {
 		if got := c.Admit(other); got != want {
 			t.Fatalf("after a window of misses, fetch %d: admitted %v, want %v", i+1, got, want)

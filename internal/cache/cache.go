@@ -162,8 +162,14 @@ func (c *Cache) Bytes() uint64 { return c.mem.WeightedSize() }
 // Close stops the cache's background work.
 func (c *Cache) Close() { c.mem.StopAllGoroutines() }
 
-// Key is the cache key of a call on one network: method and params as sent.
-func Key(buf []byte, method string, params []byte) []byte {
+// Key is the cache key of a call: the chain it is about (its chain id and
+// genesis hash, upstream.Pool.Chain), method and params as sent. The chain
+// keeps apart what one network name served before and after a reload
+// moved it to another chain, and what fleets sharing a Redis under one
+// network name serve from different chains.
+func Key(buf []byte, chain, method string, params []byte) []byte {
+	buf = append(buf, chain...)
+	buf = append(buf, 0)
 	buf = append(buf, method...)
 	buf = append(buf, 0)
 	return append(buf, params...)

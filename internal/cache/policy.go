@@ -125,26 +125,58 @@ func blockParam(params []byte, i int) (uint64, bool) {
 	return n, err == nil && found
 }
 
-// logsFinal: a filter with numeric fromBlock and toBlock, both final.
+// logsFinal: a filter with numeric fromBlock and toBlock, both final, as
+// every node reads it. go-ethereum decodes the filter with encoding/json:
+// keys are matched without regard to case (Unicode folding, escapes
+// decoded) and the last match wins; a case-sensitive parser reads only the
+// exact spelling. So every key that folds to fromBlock (toBlock) must hold
+// the same final number, the exact spellings must be there, and no key may
+// fold to blockHash: {"toBlock":"0x180","TOBLOCK":"latest"} is not final.
 func logsFinal(params []byte, finalized uint64) bool {
 	var filter []byte
 	if err := jsonrpc.Elements(params, func(elem []byte) bool { filter = elem; return false }); err != nil || filter == nil {
 		return false
 	}
-	var from, to uint64
-	var haveFrom, haveTo, other bool
-	err := jsonrpc.Fields(filter, func(key, value []byte) bool {
-		switch string(key) {
-		case "fromBlock":
-			from, haveFrom = quantity(value)
-		case "toBlock":
-			to, haveTo = quantity(value)
-		case "blockHash":
-			other = true
+	var from, to bound
+	ok := true
+	err := jsonrpc.Fields(filter, func(raw, value []byte) bool {
+		key := raw
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			var s string
+			if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+				ok = false
+				return false
+			}
+			key = []byte(s)
 		}
-		return true
+		switch {
+		case bytes.EqualFold(key, []byte("fromBlock")):
+			ok = from.add(string(raw) == "fromBlock", value)
+		case bytes.EqualFold(key, []byte("toBlock")):
+			ok = to.add(string(raw) == "toBlock", value)
+		case bytes.EqualFold(key, []byte("blockHash")):
+			ok = false
+		}
+		return ok
 	})
-	return err == nil && !other && haveFrom && haveTo && from <= to && to <= finalized
+	return err == nil && ok && from.exact && to.exact && from.n <= to.n && to.n <= finalized
+}
+
+// bound is what the keys naming one end of a filter's range said.
+type bound struct {
+	n           uint64
+	seen, exact bool
+}
+
+// add takes one key's value: it must be a number, the same as any other
+// key's for this end.
+func (b *bound) add(exact bool, value []byte) bool {
+	n, ok := quantity(value)
+	if !ok || (b.seen && n != b.n) {
+		return false
+	}
+	b.n, b.seen, b.exact = n, true, b.exact || exact
+	return true
 }
 
 // quantity reads a JSON string holding a hex quantity ("0x1f").

@@ -1,7 +1,11 @@
 package cache
 
 import (
+	"encoding/json"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/eth/filters"
 
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -31,6 +35,17 @@ func TestPolicy(t *testing.T) {
 		{"logs to latest", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"latest"}]`, `[]`, false},
 		{"logs without toBlock", "eth_getLogs", `[{"fromBlock":"0x1"}]`, `[]`, false},
 		{"logs by block hash", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2","blockHash":"0x01"}]`, `[]`, false},
+		{"logs, toBlock repeated in capitals", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x64","TOBLOCK":"latest"}]`, `[]`, false},
+		{"logs, toBlock repeated in capitals first", "eth_getLogs", `[{"fromBlock":"0x1","TOBLOCK":"latest","toBlock":"0x64"}]`, `[]`, false},
+		{"logs, fromBlock repeated with another number", "eth_getLogs", `[{"fromBlock":"0x1","FromBlock":"0x2","toBlock":"0x64"}]`, `[]`, false},
+		{"logs, toBlock repeated as null", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x64","toblock":null}]`, `[]`, false},
+		{"logs, toBlock with a Kelvin sign", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x64","toBlocK":"latest"}]`, `[]`, false},
+		{"logs, toBlock escaped", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x64","to\u0042lock":"latest"}]`, `[]`, false},
+		{"logs, toBlock with an escaped Kelvin sign", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x64","toBloc\u212a":"latest"}]`, `[]`, false},
+		{"logs, blockHash in capitals", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2","BLOCKHASH":"0x01"}]`, `[]`, false},
+		{"logs, blockHash with a long s", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2","blockHaſh":"0x01"}]`, `[]`, false},
+		{"logs, only capital keys", "eth_getLogs", `[{"FROMBLOCK":"0x1","TOBLOCK":"0x2"}]`, `[]`, false},
+		{"logs, same number twice", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2","TOBLOCK":"0x2"}]`, `[]`, true},
 		{"not a cacheable method", "eth_blockNumber", `[]`, `"0x1"`, false},
 		{"error answer", "eth_getBlockByNumber", `["0x1",false]`, "", false},
 	}
@@ -59,6 +74,57 @@ func FuzzPolicy(f *testing.F) {
 		_ = Before(method, []byte(params), 50)
 		if Known(method) {
 			_ = After(method, &jsonrpc.Response{Result: []byte(result)}, 50)
+		}
+	})
+}
+
+// FuzzLogsFinal: a filter the cache takes as final is final as go-ethereum
+// decodes it (filters.FilterCriteria through encoding/json, as its
+// eth_getLogs does) and as a case-sensitive parser reads it (the exact
+// keys). go-ethereum refusing the filter is allowed: its answer is an
+// error, which is never kept.
+func FuzzLogsFinal(f *testing.F) {
+	const fin = 0x100
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80"}`)
+	f.Add(`{"toBlock":"0x180","TOBLOCK":"latest"}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80","TOBLOCK":"latest"}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80","toBlock":null}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80","TOBLOCK":"0x80"}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80","to\u0062lock":"pending"}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80","toBlocK":"0x200"}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x80","blockHaſh":"0x0000000000000000000000000000000000000000000000000000000000000001"}`)
+	f.Add(`{"fromBlock":"0x1","toBlock":"0x8\u0030"}`)
+	f.Fuzz(func(t *testing.T, filter string) {
+		if !json.Valid([]byte(filter)) || !logsFinal([]byte("["+filter+"]"), fin) {
+			return // requests reach the cache only once they are valid JSON
+		}
+		var fc filters.FilterCriteria
+		if err := json.Unmarshal([]byte(filter), &fc); err == nil {
+			if fc.BlockHash != nil || fc.FromBlock == nil || fc.ToBlock == nil || fc.FromBlock.Sign() < 0 ||
+				fc.FromBlock.Cmp(fc.ToBlock) > 0 || !fc.ToBlock.IsUint64() || fc.ToBlock.Uint64() > fin {
+				t.Fatalf("cached as final, go-ethereum reads from %v to %v (block hash %v)", fc.FromBlock, fc.ToBlock, fc.BlockHash)
+			}
+		}
+		var exact struct {
+			FromBlock, ToBlock *string
+		}
+		_ = jsonrpc.Fields([]byte(filter), func(key, value []byte) bool {
+			var s *string
+			_ = json.Unmarshal(value, &s)
+			switch string(key) {
+			case "fromBlock":
+				exact.FromBlock = s
+			case "toBlock":
+				exact.ToBlock = s
+			}
+			return true
+		})
+		if exact.FromBlock == nil || exact.ToBlock == nil {
+			t.Fatalf("cached as final without both exact keys")
+		}
+		to, err := hexutil.DecodeUint64(*exact.ToBlock)
+		if err != nil || to > fin {
+			t.Fatalf("cached as final, a case-sensitive parser reads toBlock %q", *exact.ToBlock)
 		}
 	})
 }

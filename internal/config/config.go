@@ -60,6 +60,8 @@ type Config struct {
 	// log level is applied again on SIGHUP.
 	Metrics Metrics `yaml:"metrics"`
 	Log     Log     `yaml:"log"`
+	// Tracing: observability.go (docs/observability.md); read at start.
+	Tracing Tracing `yaml:"tracing"`
 }
 
 // Plan is what a key's plan grants (see docs/keys.md).
@@ -78,6 +80,9 @@ type Plan struct {
 	CallTimeout time.Duration `yaml:"call_timeout"`
 	// MaxWSConnections bounds a key's open WebSockets; 0 means unlimited.
 	MaxWSConnections int `yaml:"max_ws_connections"`
+	// MaxSubscriptions bounds a key's live subscriptions across its
+	// WebSockets; 0 means unlimited.
+	MaxSubscriptions int `yaml:"max_subscriptions"`
 }
 
 // Admin configures the admin HTTP listener.
@@ -96,6 +101,8 @@ type Limits struct {
 	// WriteTimeout is how long writing one piece of an answer may wait
 	// for a client that does not read (0 means 30s).
 	WriteTimeout time.Duration `yaml:"write_timeout"`
+	// Connections bound the client listeners' connections (connections.go).
+	Connections Connections `yaml:"connections"`
 	// MethodLimits and Plans: see limits.go.
 	MethodLimits `yaml:",inline"`
 	Plans        PlanLimits `yaml:"plans"`

@@ -46,6 +46,7 @@ func validateMethodLimits(path string, m MethodLimits, bad func(path, format str
 // stable order so that errors read the same on every run.
 func (l *Limits) validateLimits(bad func(path, format string, a ...any)) {
 	validateMethodLimits("limits", l.MethodLimits, bad)
+	l.Connections.validate(bad)
 	names := make([]string, 0, len(l.Plans))
 	for name := range l.Plans {
 		names = append(names, name)

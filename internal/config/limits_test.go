@@ -56,3 +56,25 @@ func TestMethodLimitsValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestConnectionsBudget(t *testing.T) {
+	tests := []struct {
+		name    string
+		reserve int
+		nofile  uint64
+		want    int
+	}{
+		{"default reserve", 0, 20_000, 20_000 - DefaultDescriptorReserve},
+		{"own reserve", 500, 20_000, 19_500},
+		{"no reserve, no bound", -1, 20_000, 0},
+		{"limit unknown", 0, 0, 0},
+		{"small limit keeps three quarters", 0, 1024, 768},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (Connections{DescriptorReserve: tt.reserve}).Budget(tt.nofile); got != tt.want {
+				t.Fatalf("Budget(%d) = %d, want %d", tt.nofile, got, tt.want)
+			}
+		})
+	}
+}

@@ -16,6 +16,15 @@ type Metrics struct {
 	Listen string `yaml:"listen"`
 }
 
+// Tracing configures traces (docs/observability.md); whether they are
+// exported, where, and the sampler come from the OTEL_* environment.
+type Tracing struct {
+	// TrustClientSampling lets a client's traceparent sampled flag decide
+	// whether its request is traced (default false: the parent's trace id
+	// is kept for correlation, and nodegate's sampler decides).
+	TrustClientSampling bool `yaml:"trust_client_sampling"`
+}
+
 // Log configures nodegate's logs (docs/observability.md).
 type Log struct {
 	// Format is "text" (default) or "json".

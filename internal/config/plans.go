@@ -14,7 +14,7 @@ func defaultPlans() map[string]Plan {
 	for name, p := range keys.DefaultPlans() {
 		out[name] = Plan{RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
 			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout,
-			MaxWSConnections: p.MaxWSConnections}
+			MaxWSConnections: p.MaxWSConnections, MaxSubscriptions: p.MaxSubscriptions}
 	}
 	return out
 }
@@ -25,7 +25,7 @@ func (c *Config) KeyPlans() map[string]keys.Plan {
 	for name, p := range c.Plans {
 		out[name] = keys.Plan{Name: name, RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
 			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout,
-			MaxWSConnections: p.MaxWSConnections}
+			MaxWSConnections: p.MaxWSConnections, MaxSubscriptions: p.MaxSubscriptions}
 	}
 	return out
 }

@@ -111,6 +111,9 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 		if p.MaxWSConnections < 0 {
 			bad("plans."+name+".max_ws_connections", "must not be negative")
 		}
+		if p.MaxSubscriptions < 0 {
+			bad("plans."+name+".max_subscriptions", "must not be negative")
+		}
 	}
 	if c.Admin.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
+	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -28,6 +29,10 @@ type Server struct {
 	// WebSocket bounds /ws/v3/<key> connections. Their subscriptions are
 	// served by each network's hub (pipeline.Network.Subs).
 	WebSocket WSLimits
+	// Subscriptions counts each key's subscriptions across connections,
+	// listeners and reloads, for the plan's max_subscriptions (made once
+	// per process; nil: not bounded per key).
+	Subscriptions *subs.Budget
 	// Metering, when set, spends each request's credits before its calls
 	// run (refusing the whole request with 429) and counts usage.
 	Metering Metering

@@ -165,7 +165,9 @@ func (reg *wsRegistry) remove(c *wsConn) {
 func (s *Server) OpenWebSockets() int { return int(s.ws.open.Load()) }
 
 // CloseWebSockets refuses new connections and closes the open ones with
-// 1001 (going away); calls in flight are cancelled.
+// 1001 (going away) once the calls in flight on them have been answered,
+// or when ctx ends (shutdown.timeout): messages that arrive meanwhile are
+// not answered.
 func (s *Server) CloseWebSockets(ctx context.Context) {
 	s.ws.mu.Lock()
 	if !s.ws.closing && s.ws.stopWatch != nil {
@@ -173,9 +175,11 @@ func (s *Server) CloseWebSockets(ctx context.Context) {
 	}
 	s.ws.closing = true
 	s.ws.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, c := range s.ws.list() {
-		c.closeWith(websocket.CloseGoingAway, "server shutting down")
+		wg.Go(func() { c.drainAndClose(ctx) })
 	}
+	wg.Wait()
 	for s.OpenWebSockets() > 0 && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -41,6 +41,7 @@ type wsConn struct {
 
 	inflight     atomic.Int32
 	dead         atomic.Bool   // closing: messages are read and dropped
+	draining     atomic.Bool   // shutting down: new messages are dropped, calls in flight finish
 	slots        chan struct{} // one per message being answered (MaxInFlight)
 	lastActivity atomic.Int64  // unix nanoseconds of the last client message
 	ping         *time.Timer
@@ -122,6 +123,12 @@ func (c *wsConn) readLoop() {
 			return
 		}
 		c.inflight.Add(1)
+		if c.draining.Load() { // after the count: drainAndClose sees this call or it is dropped
+			c.inflight.Add(-1)
+			<-c.slots
+			putBuf(bp)
+			continue
+		}
 		go c.handle(bp)
 	}
 }
@@ -199,6 +206,30 @@ func (c *wsConn) closeWith(code int, reason string) {
 		}
 		_ = c.ws.SetReadDeadline(time.Now().Add(grace))
 	})
+}
+
+// drainAndClose is the connection's part of a shutdown: messages that
+// arrive from now on are not answered, the calls in flight finish and their
+// answers are written out, until ctx ends (shutdown.timeout); then the
+// connection is closed with 1001 (going away).
+func (c *wsConn) drainAndClose(ctx context.Context) {
+	c.draining.Store(true)
+	for ctx.Err() == nil && (c.inflight.Load() > 0 || c.sending()) {
+		select {
+		case <-ctx.Done():
+		case <-c.ctx.Done():
+			return // the connection ended by itself
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	c.closeWith(websocket.CloseGoingAway, "server shutting down")
+}
+
+// sending reports whether answers are still queued or being written.
+func (c *wsConn) sending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writing || len(c.queue) > 0
 }
 
 // shutdown runs when the reader stops: cancel calls in flight, end the

@@ -48,7 +48,7 @@ func (c *wsConn) subsClient() *subs.Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.subs == nil && c.network.Subs != nil && !c.closed {
-		c.subs = c.network.Subs.NewClient(c, c.s.WebSocket.MaxSubscriptions)
+		c.subs = c.network.Subs.NewClient(c, c.s.WebSocket.MaxSubscriptions, c.s.Subscriptions, c.keyID)
 	}
 	return c.subs
 }
@@ -73,7 +73,7 @@ func (c *wsConn) Subscribe(ctx context.Context, params json.RawMessage) (json.Ra
 		return nil, jsonrpc.ErrInternal(errClosed.Error())
 	}
 	c.openNotes(ctx)
-	id, err := cl.Subscribe(ctx, params)
+	id, err := cl.Subscribe(ctx, params, c.key.Load().Plan.MaxSubscriptions)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,10 @@ type Plan struct {
 	// MaxWSConnections bounds the key's open WebSockets (per replica); 0
 	// means unlimited. Over it, an upgrade answers 429.
 	MaxWSConnections int `json:"max_ws_connections"`
+	// MaxSubscriptions bounds the key's live eth_subscribe subscriptions
+	// across all its WebSockets (per replica); 0 means unlimited. Over it,
+	// eth_subscribe answers -32005.
+	MaxSubscriptions int `json:"max_subscriptions"`
 }
 
 // DefaultMaxResponseBytes is the answer budget of a plan that sets none:
@@ -66,9 +70,9 @@ const (
 // and the top, custom tier, which is unlimited until configured.
 func DefaultPlans() map[string]Plan {
 	return map[string]Plan{
-		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50},
-		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250},
-		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000},
+		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100},
+		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250, MaxSubscriptions: 1_000},
+		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000, MaxSubscriptions: 10_000},
 		PlanEnterprise: {Name: PlanEnterprise, Failover: true},
 	}
 }

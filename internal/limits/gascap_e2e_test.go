@@ -54,7 +54,7 @@ func TestGasCapCall(t *testing.T) {
 			{"at the cap", u64(gasCap), u64(gasCap)},
 			{"one above", u64(gasCap + 1), u64(gasCap)},
 			{"far above", u64(math.MaxUint64), u64(gasCap)},
-			{"absent: the node's default", nil, nil},
+			{"absent: the plan's cap", nil, u64(gasCap)},
 		}
 		for _, tc := range tests {
 			t.Run(fmt.Sprintf("factor %d/%s", factor, tc.name), func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestGasCapCall(t *testing.T) {
 				if got != want {
 					t.Fatalf("gasleft() %d through nodegate, %d from the node with the capped gas", got, want)
 				}
-				if tc.gas != nil && *tc.gas > gasCap && factor == 2 {
+				if (tc.gas == nil || *tc.gas > gasCap) && factor == 2 {
 					if direct := gasLeft(t, c.url, c, tc.gas); direct == got {
 						t.Fatalf("the node alone gives the same gas (%d): the test shows nothing", direct)
 					}

@@ -33,6 +33,8 @@ type Rule struct {
 	Validated bool
 	// Limit names the extra limit of docs/spec.md ("Limits") the method is under.
 	Limit Limit
+	// Gas says where a method under LimitGasCap takes its gas from.
+	Gas Gas
 	// Session marks eth_subscribe/eth_unsubscribe: answered by the client's
 	// connection (its subscriptions), never forwarded to a node.
 	Session SessionOp
@@ -87,8 +89,26 @@ type Limit uint8
 const (
 	NoLimit      Limit = iota
 	LimitGetLogs       // parameters, results and duration of eth_getLogs
-	LimitGasCap        // the gas cap of eth_call and eth_estimateGas
+	LimitGasCap        // the plan's gas cap: every method that runs code with a gas a client sets (Gas)
 	LimitFilter        // filters: owned by their key; log filters under LimitGetLogs's limits
+)
+
+// Gas is where a method under LimitGasCap takes the gas it runs with.
+type Gas uint8
+
+// The kinds of gas.
+const (
+	NoGas Gas = iota
+	// GasEstimated: the call object's (first param) gas; without one the
+	// node estimates it within the block's gas limit (eth_estimateGas,
+	// eth_createAccessList, eth_fillTransaction).
+	GasEstimated
+	// GasNodeCap: the call object's gas; without one the node runs the call
+	// with its own gas cap (eth_call), so the plan's cap is put in.
+	GasNodeCap
+	// GasSimulated: each simulated call's gas, and each simulated block's
+	// gasLimit override (eth_simulateV1).
+	GasSimulated
 )
 
 // SessionOp is what a session method does to the caller's subscriptions.

@@ -36,11 +36,13 @@ var standardReads = join(reads(FamilyEVM,
 // block overrides (its blocks carry them), so it names no contract that
 // bounds what it runs.
 var standardExecutions = executions(
-	[]Rule{
+	gasCapped(GasEstimated, []Rule{
 		{Name: "eth_createAccessList", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, Contracts: ContractsCallTo, Overrides: []int{2}},
 		{Name: "eth_fillTransaction", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, Contracts: ContractsCallTo},
+	}),
+	gasCapped(GasSimulated, []Rule{
 		{Name: "eth_simulateV1", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, OverridesAlways: true},
-	},
+	}),
 	reads(FamilyStarknet, "starknet_estimateMessageFee", "starknet_simulateTransactions",
 		"starknet_traceBlockTransactions", "starknet_traceTransaction"),
 )
@@ -58,6 +60,14 @@ func reads(family Family, names ...string) []Rule {
 func naming(c Contracts, rules []Rule) []Rule {
 	for i := range rules {
 		rules[i].Contracts = c
+	}
+	return rules
+}
+
+// gasCapped puts rules under the plan's gas cap, their gas taken as gas says.
+func gasCapped(gas Gas, rules []Rule) []Rule {
+	for i := range rules {
+		rules[i].Limit, rules[i].Gas = LimitGasCap, gas
 	}
 	return rules
 }

@@ -32,7 +32,7 @@ type EVM struct {
 func (e EVM) Stages() []Stage {
 	return []Stage{
 		getLogsLimits{e.Limits},                 // eth_getLogs: -32005 over the parameter, result or duration limit
-		filterLimits{e.Limits, newFilterBook()}, // filters: the installing key's only; log filters under eth_getLogs's limits (filters.go)
+		filterLimits{e.Limits, newFilterBook()}, // filters: the installing key's only; log filters and logs subscriptions under eth_getLogs's limits (filters.go)
 		gasCap{limits: e.Limits, head: e.Gas},   // eth_call/eth_estimateGas: gas lowered to the cap
 		newExecutionLimits(e.ExecutionShare),    // methods that run code: the key's share of local CPUs, the plan's call_timeout (execution.go)
 	}

@@ -45,6 +45,14 @@ func (f filterLimits) withLimits(set *limits.Set) Stage {
 func (f filterLimits) Wrap(next Handler) Handler {
 	book := f.book
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
+		if c.Rule != nil && c.Rule.Session == methods.SessionSubscribe {
+			if filter, ok := logsSubscription(c.Req.Params); ok {
+				if e := limits.CheckParams(f.limits.For(plan(c)), filter); e != nil {
+					return jsonrpc.ErrorResponse(e)
+				}
+			}
+			return next(ctx, c)
+		}
 		if c.Rule == nil || c.Rule.Limit != methods.LimitFilter {
 			return next(ctx, c)
 		}
@@ -170,6 +178,28 @@ func firstParsed[T any](c *Call) (*T, bool) {
 	}
 	v, ok := c.Parsed[0].(*T)
 	return v, ok
+}
+
+// logsSubscription is the filter of eth_subscribe("logs", filter), as
+// go-ethereum reads the subscription's name; ok is false for another
+// subscription, or logs without a filter (nothing to count).
+func logsSubscription(params []byte) (filter []byte, ok bool) {
+	i := 0
+	var name string
+	_ = jsonrpc.Elements(params, func(e []byte) bool {
+		switch i {
+		case 0:
+			if json.Unmarshal(e, &name) != nil || name != "logs" {
+				return false
+			}
+		case 1:
+			filter = e
+			return false
+		}
+		i++
+		return true
+	})
+	return filter, name == "logs" && filter != nil && string(filter) != "null"
 }
 
 // firstElement is the first element of a params array.

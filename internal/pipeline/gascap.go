@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -10,10 +11,15 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// gasCap lowers the gas of eth_call and eth_estimateGas to the plan's factor
-// times the head block's gas limit, as go-ethereum's rpc.gascap does: a gas
-// value above the cap is lowered, not refused; an absent one is left to the
-// node. Without a head (nil) the node's own cap applies.
+// gasCap lowers the gas of every method that runs code with a gas a
+// client sets (methods.LimitGasCap: eth_call, eth_estimateGas,
+// eth_createAccessList, eth_fillTransaction, eth_simulateV1) to the plan's
+// factor times the head block's gas limit, as go-ethereum's rpc.gascap
+// does: a gas value above the cap is lowered, not refused. Where the node
+// would run a call without gas with its own cap (methods.GasNodeCap:
+// eth_call), the plan's cap is put in; where it estimates the gas within
+// the block's gas limit (methods.GasEstimated), an absent gas is left to
+// it. Without a head (nil) the node's own cap applies.
 type gasCap struct {
 	limits *limits.Set
 	head   GasLimiter
@@ -25,11 +31,7 @@ func (g gasCap) withLimits(set *limits.Set) Stage { g.limits = set; return g }
 
 func (g gasCap) Wrap(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
-		if c.Rule == nil || c.Rule.Limit != methods.LimitGasCap || g.head == nil || len(c.Parsed) == 0 {
-			return next(ctx, c)
-		}
-		args, _ := c.Parsed[0].(*methods.CallArgs)
-		if args == nil || args.Gas == nil {
+		if c.Rule == nil || c.Rule.Limit != methods.LimitGasCap || g.head == nil {
 			return next(ctx, c)
 		}
 		head := g.head.GasLimit()
@@ -37,23 +39,45 @@ func (g gasCap) Wrap(next Handler) Handler {
 			return next(ctx, c) // head unknown: the node's own cap applies
 		}
 		limit := g.limits.For(plan(c)).GasCap(head)
-		if uint64(*args.Gas) <= limit {
-			return next(ctx, c)
-		}
-		params, err := limits.CapGas(c.Req.Params, limit)
+		params, changed, err := capParams(c.Rule.Gas, c.Req.Params, limit)
 		if err != nil {
-			// Not reachable after the method rules decoded a call object;
-			// refusing is safer than sending the gas uncapped.
+			// Not reachable after the ingress checked the JSON; refusing is
+			// safer than sending the gas uncapped.
 			slog.Error("gas cap: cannot rewrite params", "method", methods.Label(c.Req.Method), "err", err)
 			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("internal error"))
 		}
-		capped := *args
-		g := hexutil.Uint64(limit)
-		capped.Gas = &g
+		if !changed {
+			return next(ctx, c)
+		}
 		c.shareOutcome()
 		sub := *c
 		sub.Req.Params = params
-		sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
+		if args, ok := firstParsed[methods.CallArgs](c); ok && args != nil {
+			capped := *args
+			gas := hexutil.Uint64(limit)
+			capped.Gas = &gas
+			sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
+		}
 		return next(ctx, &sub)
 	}
+}
+
+// capParams returns params with the gas capped at limit as kind says, and
+// whether anything changed.
+func capParams(kind methods.Gas, params json.RawMessage, limit uint64) (json.RawMessage, bool, error) {
+	switch kind {
+	case methods.GasSimulated:
+		return limits.CapSimulateGas(params, limit)
+	case methods.GasEstimated, methods.GasNodeCap:
+		gas, present := limits.CallGas(params)
+		if present && gas <= limit || !present && kind == methods.GasEstimated {
+			return params, false, nil
+		}
+		if first := firstElement(params); !present && (len(first) == 0 || first[0] != '{') {
+			return params, false, nil // no call object: the node refuses the call
+		}
+		out, err := limits.CapGas(params, limit)
+		return out, err == nil, err
+	}
+	return params, false, nil
 }

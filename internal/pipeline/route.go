@@ -54,8 +54,12 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	if !cache.Before(c.Req.Method, c.Req.Params, finalized) {
 		return r.forward(ctx, c)
 	}
+	chain := n.pool().Chain()
+	if chain == "" {
+		return r.forward(ctx, c) // which chain answers is not known: nothing is kept about it
+	}
 	var kb [256]byte
-	key := cache.Key(kb[:0], c.Req.Method, c.Req.Params)
+	key := cache.Key(kb[:0], chain, c.Req.Method, c.Req.Params)
 	if v, ok := r.Cache.Get(ctx, key); ok {
 		return &jsonrpc.Response{Result: v}
 	}

@@ -81,11 +81,16 @@ func (s *Service) listenAll() error {
 }
 
 func (s *Service) open(network, addr string, index int) error {
-	ln, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	cc := s.Config.Limits.Connections
+	ln := ingress.LimitListener(raw, ingress.ConnLimits{MaxPerListener: cc.MaxPerListener, MaxPerIP: cc.PerIP()}, s.connBudget())
+	guard := ingress.NewConnGuard(cc.KeylessIdle())
 	srv := &http.Server{
+		ConnContext: guard.ConnContext,
+		ConnState:   guard.ConnState,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == readyPath {
 				s.serveReady(w, r)
@@ -101,6 +106,7 @@ func (s *Service) open(network, addr string, index int) error {
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          serverErrorLog(addr),
 	}
 	s.listeners = append(s.listeners, &listener{network: network, addr: addr, ln: ln, srv: srv})
 	serve := srv.Serve
@@ -116,6 +122,21 @@ func (s *Service) open(network, addr string, index int) error {
 		}
 	}()
 	return nil
+}
+
+// connBudget is the connections all client listeners may hold together:
+// RLIMIT_NOFILE less limits.connections.descriptor_reserve (made once).
+func (s *Service) connBudget() *ingress.ConnBudget {
+	if s.conns == nil {
+		var rl syscall.Rlimit
+		var nofile uint64
+		if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {
+			nofile = rl.Cur
+		}
+		s.conns = ingress.NewConnBudget(s.Config.Limits.Connections.Budget(nofile))
+		slog.Debug("client connections bounded", "max", s.conns.Max(), "rlimit_nofile", nofile)
+	}
+	return s.conns
 }
 
 // Addr is the address the main client listener is bound to.

@@ -33,7 +33,7 @@ func (s *Service) startObserve() error {
 		}
 		opts.AccessLog = l
 	}
-	tr, err := tracing.FromEnv(context.Background(), "")
+	tr, err := tracing.FromEnv(context.Background(), "", s.Config.Tracing.TrustClientSampling)
 	if err != nil {
 		return fmt.Errorf("traces: %w", err)
 	}

@@ -29,6 +29,11 @@ import (
 // Service is a running nodegate.
 type Service struct {
 	Config config.Config
+	// subBudget counts each key's subscriptions across its WebSockets,
+	// listeners and reloads (plans' max_subscriptions).
+	subBudget *subs.Budget
+	// conns is what the client listeners may hold together (connBudget).
+	conns *ingress.ConnBudget
 	// Node is the embedded node (nil with an external upstream).
 	Node *evmnode.Node
 	// Devnet is the embedded Starknet devnet (nil when no network uses it).
@@ -110,7 +115,7 @@ func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce}
+	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce, subBudget: subs.NewBudget()}
 	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}
@@ -172,10 +177,14 @@ func (s *Service) close(ctx context.Context) error {
 	for _, ing := range s.ingresses() {
 		ing.SetReady(false)
 	}
-	s.closeRealtime(ctx)
+	// WebSocket calls in flight and HTTP requests in flight finish side
+	// by side, within the one shutdown.timeout (ctx).
+	realtime := make(chan struct{})
+	go func() { s.closeRealtime(ctx); close(realtime) }()
 	for _, l := range s.listeners {
 		errs = append(errs, l.srv.Shutdown(ctx))
 	}
+	<-realtime
 	if s.stopTLS != nil {
 		s.stopTLS()
 	}

@@ -24,6 +24,7 @@ func serveSide(name, setting, addr string, h http.Handler) (net.Listener, *http.
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          serverErrorLog(name),
 	}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -25,6 +25,9 @@ type Client struct {
 	hub *Hub
 	n   Notifier
 	max int
+	// budget counts the subscriptions of key across its connections.
+	budget *Budget
+	key    string
 
 	mu     sync.Mutex
 	subs   map[string]*subscription
@@ -43,9 +46,11 @@ type subscription struct {
 }
 
 // NewClient makes the subscription set of one connection, allowed at most
-// maxSubs subscriptions at once.
-func (h *Hub) NewClient(n Notifier, maxSubs int) *Client {
-	return &Client{hub: h, n: n, max: maxSubs, subs: make(map[string]*subscription)}
+// maxSubs subscriptions at once. The connection's key is allowed what its
+// plan says across its connections (Subscribe), counted in budget (nil:
+// not counted).
+func (h *Hub) NewClient(n Notifier, maxSubs int, budget *Budget, key string) *Client {
+	return &Client{hub: h, n: n, max: maxSubs, budget: budget, key: key, subs: make(map[string]*subscription)}
 }
 
 // ErrSubscriptionNotFound is go-ethereum's answer to an unknown id.
@@ -55,8 +60,9 @@ func ErrSubscriptionNotFound() *jsonrpc.Error {
 
 // Subscribe starts a subscription and returns its id. The subscription is
 // held: its notifications are kept until Release(id), which the transport
-// calls once the answer carrying the id has been queued.
-func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string, *jsonrpc.Error) {
+// calls once the answer carrying the id has been queued. keyLimit is the
+// key's plan's max_subscriptions (0: no bound), across its connections.
+func (c *Client) Subscribe(ctx context.Context, params json.RawMessage, keyLimit int) (string, *jsonrpc.Error) {
 	req, perr := parseSubscribe(params)
 	if perr != nil {
 		return "", perr
@@ -71,6 +77,10 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string,
 		c.mu.Unlock()
 		return "", jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many subscriptions on this connection (limit %d)", c.max))
 	}
+	if err := c.budget.take(c.key, keyLimit); err != nil {
+		c.mu.Unlock()
+		return "", err
+	}
 	c.subs[sub.id] = sub
 	c.mu.Unlock()
 	st, err := c.hub.join(ctx, req, sub)
@@ -78,11 +88,13 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string,
 	if err != nil {
 		delete(c.subs, sub.id)
 		c.mu.Unlock()
+		c.budget.give(c.key, 1)
 		return "", err
 	}
 	sub.stream = st
-	if c.closed { // closed while joining: Close could not see the stream
+	if c.closed { // closed while joining: Close could not see the stream (nor give back its count)
 		c.mu.Unlock()
+		c.budget.give(c.key, 1)
 		c.hub.leave(st, sub)
 		return "", jsonrpc.ErrInternal("connection closed")
 	}
@@ -118,6 +130,7 @@ func (c *Client) Unsubscribe(id string) *jsonrpc.Error {
 	delete(c.subs, id)
 	sub.gone = true
 	c.mu.Unlock()
+	c.budget.give(c.key, 1)
 	c.hub.stats.subs.Add(-1)
 	c.hub.leave(sub.stream, sub)
 	return nil
@@ -153,12 +166,15 @@ func (c *Client) Close() {
 		s.gone = true
 	}
 	c.mu.Unlock()
+	joined := 0
 	for _, s := range subs {
 		if s.stream != nil {
+			joined++
 			c.hub.stats.subs.Add(-1)
 			c.hub.leave(s.stream, s)
 		}
 	}
+	c.budget.give(c.key, joined) // one still joining gives its own back (Subscribe)
 }
 
 // deliver is called by a stream's fan-out, which holds none of the hub's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func (r *recorder) heads(t *testing.T, n int) []uint64 {
 
 func subscribe(t *testing.T, c *Client, params string) string {
 	t.Helper()
-	id, err := c.Subscribe(context.Background(), json.RawMessage(params))
+	id, err := c.Subscribe(context.Background(), json.RawMessage(params), 0)
 	if err != nil {
 		t.Fatalf("subscribe %s: %v", params, err)
 	}
@@ -109,7 +110,7 @@ func subscribe(t *testing.T, c *Client, params string) string {
 func TestSharedStreams(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
-	a, b := h.NewClient(newRecorder(), 10), h.NewClient(newRecorder(), 10)
+	a, b := h.NewClient(newRecorder(), 10, nil, ""), h.NewClient(newRecorder(), 10, nil, "")
 	ids := []string{
 		subscribe(t, a, `["newHeads"]`),
 		subscribe(t, b, `["newHeads"]`),
@@ -144,11 +145,53 @@ func TestSharedStreams(t *testing.T) {
 func TestSubscriptionLimit(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
-	c := h.NewClient(newRecorder(), 2)
+	c := h.NewClient(newRecorder(), 2, nil, "")
 	subscribe(t, c, `["newHeads"]`)
 	subscribe(t, c, `["newHeads"]`)
-	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`)); err == nil || err.Code != -32005 {
+	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`), 0); err == nil || err.Code != -32005 {
 		t.Fatalf("third subscription: %v", err)
+	}
+}
+
+// TestKeyBudget: a key's subscriptions are bounded across its connections
+// (the plan's max_subscriptions); one ended (unsubscribed, or its
+// connection closed) gives its place back, and other keys are not counted.
+func TestKeyBudget(t *testing.T) {
+	n := startNode(t)
+	h, _ := embeddedHub(t, n, Options{})
+	budget := NewBudget()
+	a, b := h.NewClient(newRecorder(), 10, budget, "k1"), h.NewClient(newRecorder(), 10, budget, "k1")
+	other := h.NewClient(newRecorder(), 10, budget, "k2")
+	sub := func(c *Client) (string, *jsonrpc.Error) {
+		return c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`), 3)
+	}
+	first, _ := sub(a)
+	sub(a)
+	sub(b)
+	if _, err := sub(b); err == nil || err.Code != -32005 || !strings.Contains(err.Message, "plan limit 3") {
+		t.Fatalf("fourth subscription of the key, on its second connection: %v", err)
+	}
+	if _, err := sub(other); err != nil {
+		t.Fatalf("another key's subscription: %v", err)
+	}
+	if err := a.Unsubscribe(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub(b); err != nil {
+		t.Fatalf("after an unsubscribe: %v", err)
+	}
+	a.Close()
+	if got := budget.Of("k1"); got != 2 {
+		t.Fatalf("after the first connection closed the key holds %d, want 2", got)
+	}
+	sub(b)
+	if _, err := sub(b); err == nil {
+		t.Fatal("over the budget again, not refused")
+	}
+	b.Close()
+	other.Close()
+	if budget.Of("k1")+budget.Of("k2") != 0 {
+		t.Fatalf("after every connection closed: k1 %d, k2 %d", budget.Of("k1"), budget.Of("k2"))
 	}
 }
 
@@ -157,8 +200,8 @@ func TestHeldUntilReleased(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
 	r := newRecorder()
-	c := h.NewClient(r, 10)
-	id, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`))
+	c := h.NewClient(r, 10, nil, "")
+	id, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +229,7 @@ func TestReconnectFillsGap(t *testing.T) {
 	n := startNode(t)
 	h, in := embeddedHub(t, n, Options{})
 	r := newRecorder()
-	c := h.NewClient(r, 10)
+	c := h.NewClient(r, 10, nil, "")
 	base := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() // the dev chain's first head
 	id := subscribe(t, c, `["newHeads"]`)
 	for range 3 {
@@ -236,7 +279,7 @@ func TestDeadMemberSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := embeddedHub(t, n, Options{MaxBackoff: 50 * time.Millisecond}, upstream.MemberConfig{Upstream: dead, Priority: -1})
-	c := h.NewClient(newRecorder(), 10)
+	c := h.NewClient(newRecorder(), 10, nil, "")
 	subscribe(t, c, `["newHeads"]`)
 	if h.Member() != "embedded" {
 		t.Fatalf("streams on %q, want the embedded node", h.Member())

@@ -64,11 +64,16 @@ func Enabled(getenv func(string) string) (bool, error) {
 // nil, nil when it does not. The exporter reads its endpoint, headers,
 // timeout and compression from OTEL_EXPORTER_OTLP_*, the batch processor
 // OTEL_BSP_*, the sampler OTEL_TRACES_SAMPLER[_ARG] (default: parent-based,
-// always on) and the resource OTEL_SERVICE_NAME (default "nodegate") and
-// OTEL_RESOURCE_ATTRIBUTES.
-func FromEnv(ctx context.Context, version string) (*Tracing, error) {
+// always on; a client's sampled flag decides only with trustClient:
+// SamplerFromEnv) and the resource OTEL_SERVICE_NAME (default "nodegate")
+// and OTEL_RESOURCE_ATTRIBUTES.
+func FromEnv(ctx context.Context, version string, trustClient bool) (*Tracing, error) {
 	on, err := Enabled(os.Getenv)
 	if err != nil || !on {
+		return nil, err
+	}
+	sampler, err := SamplerFromEnv(os.Getenv, trustClient)
+	if err != nil {
 		return nil, err
 	}
 	exp, err := otlptracehttp.New(ctx)
@@ -83,7 +88,7 @@ func FromEnv(ctx context.Context, version string) (*Tracing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace resource: %w", err)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithSampler(sampler))
 	return &Tracing{
 		provider:   tp,
 		Tracer:     tp.Tracer("github.com/nodegate/nodegate"),

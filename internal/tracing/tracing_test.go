@@ -36,7 +36,7 @@ func TestFromEnvOff(t *testing.T) {
 	for _, k := range []string{"OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED"} {
 		t.Setenv(k, "")
 	}
-	tr, err := FromEnv(context.Background(), "test")
+	tr, err := FromEnv(context.Background(), "test", false)
 	if err != nil || tr != nil {
 		t.Fatalf("FromEnv = %v, %v; want nil, nil", tr, err)
 	}

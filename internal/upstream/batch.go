@@ -23,7 +23,8 @@ type BatchCall struct {
 
 // BatchAnswer is what an upstream batch gave one call. A nil Resp means
 // the batch did not answer it (the member takes no batches, failed the
-// batch as a whole, left the call out, or gave a node-fault answer): the
+// batch as a whole, left the call out, answered its id twice or with an id
+// that is not JSON such as 00, or gave a node-fault answer): the
 // caller sends it alone, under the usual retry rules, avoiding Failed.
 type BatchAnswer struct {
 	Resp   *jsonrpc.Response
@@ -92,14 +93,23 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		return // failed as a whole (or refused batches with one error): every call alone
 	}
 	others := p.triedOnly(m)
+	seen := make([]bool, len(answers))
 	_ = jsonrpc.Elements(out, func(elem []byte) bool {
 		id, resp, err := jsonrpc.DecodeResponse(elem)
 		if err != nil {
-			return true
+			return true // malformed (an id such as 00 included): the call it meant goes alone
 		}
 		i, err := strconv.ParseUint(string(id), 10, 32)
-		if err != nil || i >= uint64(len(answers)) || answers[i].Resp != nil || IsNodeFaultAnswer(resp.Err) {
-			return true // not ours, twice, or a lagging node's answer: that call goes alone
+		if err != nil || i >= uint64(len(answers)) {
+			return true // not ours
+		}
+		if seen[i] {
+			answers[i].Resp = nil // answered twice: neither answer is trusted, the call goes alone
+			return true
+		}
+		seen[i] = true
+		if IsNodeFaultAnswer(resp.Err) {
+			return true // a lagging node's answer: that call goes alone
 		}
 		k := kindOf(chunk[i].Method)
 		p.learn(m, k, &resp)

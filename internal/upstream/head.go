@@ -91,6 +91,13 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		m.checked.Store(true)
 	}
 	p.report(m, n)
+	if p.cfg.TrackFinalized && m.chain.Load() == nil {
+		if c, err := chainOf(pctx, m); err == nil {
+			m.chain.Store(&c)
+		} else {
+			slog.Debug("chain identity unknown", "pool", p.id, "upstream", m.Name(), "err", err)
+		}
+	}
 	if p.cfg.TrackFinalized && m.finalizedAt.Load() != n {
 		if f, err := p.finalizedOf(pctx, m); err == nil {
 			m.finalized.Store(f)

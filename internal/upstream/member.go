@@ -24,8 +24,12 @@ type Member struct {
 	// head at which it was last asked.
 	finalized   atomic.Uint64
 	finalizedAt atomic.Uint64
-	healthy     atomic.Bool
-	inflight    atomic.Int64
+	// chain is the chain the member serves ("<chain id>/<genesis hash>",
+	// chain.go), nil until learned; forgotten when the member goes out of
+	// service, learned again when it comes back.
+	chain    atomic.Pointer[string]
+	healthy  atomic.Bool
+	inflight atomic.Int64
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
 	// checked: PoolConfig.Check passed since the member last came back;
@@ -95,6 +99,7 @@ func (m *Member) fault(err error, threshold int) bool {
 	if m.fails >= threshold && m.healthy.Load() {
 		m.healthy.Store(false)
 		m.checked.Store(false) // checked again when it comes back
+		m.chain.Store(nil)     // and its chain learned again
 		m.downSince = time.Now()
 		return true
 	}
@@ -108,6 +113,7 @@ func (m *Member) exclude(err error) bool {
 	defer m.mu.Unlock()
 	m.lastErr = err.Error()
 	m.excluded.Store(true)
+	m.chain.Store(nil)
 	if m.healthy.Swap(false) {
 		m.downSince = time.Now()
 		return true

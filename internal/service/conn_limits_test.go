@@ -1,0 +1,104 @@
+package service_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
+)
+
+// rawPost sends one keep-alive POST on c and reads the answer's status.
+func rawPost(c net.Conn, br *bufio.Reader, path, body string) (int, error) {
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
+		return 0, err
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// closedByServer reports whether the server has closed c (a read ends).
+func closedByServer(c net.Conn, within time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(within))
+	_, err := c.Read(make([]byte, 1))
+	var ne net.Error
+	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// TestIdleWrongKeyConnections: many idle keep-alive connections with a wrong
+// key from one address are bounded (max_per_ip: the rest are closed at
+// accept) and closed after the keyless idle timeout; meanwhile the metrics
+// listener answers, and afterwards a valid key is served and keeps its
+// connection past that timeout.
+func TestIdleWrongKeyConnections(t *testing.T) {
+	const perIP, tries = 40, 120
+	idle := 500 * time.Millisecond
+	s := start(t, func(c *config.Config) {
+		c.Metrics.Listen = "127.0.0.1:0"
+		c.Limits.Connections = config.Connections{MaxPerIP: perIP, KeylessIdleTimeout: idle}
+	})
+	var held []net.Conn
+	refused := 0
+	for range tries {
+		c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		status, err := rawPost(c, bufio.NewReader(c), "/v3/0123456789abcdef0123456789abcdef", testenv.RPCBody("eth_blockNumber", "[]"))
+		switch {
+		case err != nil:
+			refused++ // closed at accept
+		case status != http.StatusUnauthorized:
+			t.Fatalf("wrong key answered %d", status)
+		default:
+			held = append(held, c)
+		}
+	}
+	if len(held) != perIP || refused != tries-perIP {
+		t.Fatalf("%d connections answered 401 and %d refused, want %d and %d", len(held), refused, perIP, tries-perIP)
+	}
+	// The metrics listener is not theirs to take.
+	resp, err := http.Get("http://" + s.MetricsAddr() + "/metrics")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics while the wrong-key connections are open: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	for i, c := range held {
+		if !closedByServer(c, 20*idle+5*time.Second) {
+			t.Fatalf("wrong-key connection %d still open after the keyless idle timeout", i)
+		}
+	}
+	// A valid key: served, and its connection outlives the keyless timeout.
+	c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 2 {
+		status, err := rawPost(c, br, "/v3/"+s.GeneratedKey, testenv.RPCBody("eth_blockNumber", "[]"))
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("valid key, request %d: %d %v", i, status, err)
+		}
+		if i == 0 && closedByServer(c, 3*idle) {
+			t.Fatal("a connection that showed a valid key was closed by the keyless idle timeout")
+		}
+	}
+	if !strings.HasPrefix(s.URL(), "http://") {
+		t.Fatal("test expects plain HTTP")
+	}
+}

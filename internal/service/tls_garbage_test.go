@@ -1,0 +1,73 @@
+package service_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/config"
+)
+
+// syncBuffer is a log destination the server's goroutines write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestGarbageOnTLSListenerIsQuiet: plaintext HTTP and garbage sent to a TLS
+// client listener (no key needed) write no line at INFO, one DEBUG line per
+// connection.
+func TestGarbageOnTLSListenerIsQuiet(t *testing.T) {
+	s := start(t, func(c *config.Config) { c.TLS = config.TLS{SelfSigned: true} })
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		t.Run(level.String(), func(t *testing.T) {
+			var out syncBuffer
+			old := slog.Default()
+			slog.SetDefault(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: level})))
+			t.Cleanup(func() { slog.SetDefault(old) })
+			const conns = 20
+			for i := range conns {
+				c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				msg := "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+				if i%2 == 1 {
+					msg = "\x00\xff garbage " + strings.Repeat("z", i)
+				}
+				_, _ = c.Write([]byte(msg))
+				_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+				_, _ = io.Copy(io.Discard, c) // until the server closes it
+				c.Close()
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for level == slog.LevelDebug && strings.Count(out.String(), "TLS handshake error") < conns && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			lines := out.String()
+			switch {
+			case level == slog.LevelInfo && strings.Contains(lines, "handshake"):
+				t.Fatalf("handshake failures logged at INFO:\n%s", lines)
+			case level == slog.LevelDebug && strings.Count(lines, "level=DEBUG msg=\"http: TLS handshake error") != conns:
+				t.Fatalf("want %d DEBUG lines, got:\n%s", conns, lines)
+			}
+		})
+	}
+}

@@ -64,8 +64,10 @@ func headNumber(msg []byte) (uint64, bool) {
 // phase all read; in the second the heavy one stops reading (its socket
 // fills, its writer blocks, its queue grows until it is dropped). Every
 // other subscriber gets every head in both phases, and the p99 of their
-// delay behind each head's first copy in the second phase stays within 3×
-// the first phase's: the stalled reader does not move the others.
+// delay behind each head's first copy in the second phase stays far below
+// the write timeout a fan-out waiting on the stalled socket would wait
+// (within 3× the first phase's on a quiet machine): the stalled reader
+// does not hold the others.
 func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 	const readers, heads = 999, 8
 	if err := raiseFDLimit(2*readers + 1024); err != nil {
@@ -73,6 +75,7 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 	}
 	s := startGateway(t, func(cfg *config.Config) {
 		cfg.WebSocket.SendQueueBytes = 4 << 20 // the heavy reader is dropped within the second phase
+		cfg.WebSocket.WriteTimeout = 5 * time.Second
 	})
 	url := s.WSURL() + "/ws/v3/" + s.GeneratedKey
 	subscribe := `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`
@@ -156,8 +159,14 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 	all := phase("all reading")
 	reading <- false
 	stalled := phase("one stalled")
-	if stalled > 3*all {
-		t.Fatalf("with one stalled reader the others' p99 is %v, %.1f× the %v of all reading", stalled, float64(stalled)/float64(all), all)
+	// A fan-out that waited on the stalled socket would hold the others
+	// until its write timeout (5 s here); one that does not wait keeps
+	// them within a second on any machine. The ratio to all reading (3×
+	// or less on a quiet machine) is logged: on a busy one it measures the
+	// other work.
+	t.Logf("one stalled reader: the others' p99 is %.1f× that of all reading", float64(stalled)/float64(all))
+	if stalled > time.Second {
+		t.Fatalf("with one stalled reader the others' p99 is %v (%v with all reading): the fan-out waited on it", stalled, all)
 	}
 	// The stalled reader was dropped, not buffered without bound.
 	deadline := time.Now().Add(time.Minute)

@@ -25,7 +25,7 @@ func TestFamilies(t *testing.T) {
 	}{
 		{"", methods.FamilyEVM, "", "eth_chainId", true, true, []string{"getLogsLimits", "filterLimits", "gasCap", "executionLimits"}},
 		{"evm", methods.FamilyEVM, "", "eth_chainId", true, true, []string{"getLogsLimits", "filterLimits", "gasCap", "executionLimits"}},
-		{"starknet", methods.FamilyStarknet, "starknet_blockNumber", "starknet_chainId", false, false, []string{"pendingTransactions"}},
+		{"starknet", methods.FamilyStarknet, "starknet_blockNumber", "starknet_chainId", false, false, []string{"executionLimits", "pendingTransactions"}},
 	} {
 		t.Run("family "+tc.config, func(t *testing.T) {
 			nc := config.Network{Name: "n", Family: tc.config, Upstreams: []config.Upstream{{URL: "http://127.0.0.1:1"}}}

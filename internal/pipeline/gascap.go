@@ -16,11 +16,11 @@ import (
 // eth_createAccessList, eth_fillTransaction, eth_simulateV1) to the plan's
 // factor times the head block's gas limit, as go-ethereum's rpc.gascap
 // does: a gas value above the cap is lowered, not refused; so is a block
-// override's gasLimit. Where the node
-// would run a call without gas with its own cap (methods.GasNodeCap:
-// eth_call), the plan's cap is put in; where it estimates the gas within
-// the block's gas limit (methods.GasEstimated), an absent gas is left to
-// it. Without a head (nil) the node's own cap applies.
+// override's gasLimit. Where the node would run a call without gas with its
+// own cap (methods.GasNodeCap: eth_call), the plan's cap is put in; where
+// it estimates the gas within the block's gas limit (methods.GasEstimated),
+// an absent gas is left to it. Without a head (nil) the node's own cap
+// applies.
 type gasCap struct {
 	limits *limits.Set
 	head   GasLimiter
@@ -54,10 +54,12 @@ func (g gasCap) Wrap(next Handler) Handler {
 		sub := *c
 		sub.Req.Params = params
 		if args, ok := firstParsed[methods.CallArgs](c); ok && args != nil {
-			capped := *args
-			gas := hexutil.Uint64(limit)
-			capped.Gas = &gas
-			sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
+			if gas, present := limits.CallGas(params); present { // what the node is sent
+				capped := *args
+				g := hexutil.Uint64(gas)
+				capped.Gas = &g
+				sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
+			}
 		}
 		return next(ctx, &sub)
 	}

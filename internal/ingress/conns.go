@@ -12,7 +12,7 @@ import (
 
 // ConnLimits bound the connections of the client listeners, so that
 // connections that never show a key cannot take the process's descriptors
-// (docs/limits.md, "Connections").
+// (docs/limits.md, "Connections"; ConnGuard closes the idle ones).
 type ConnLimits struct {
 	// MaxPerListener bounds one listener's open connections (0: none but
 	// the shared budget).
@@ -20,10 +20,6 @@ type ConnLimits struct {
 	// MaxPerIP bounds one client address's open connections on a listener
 	// (0: none).
 	MaxPerIP int
-	// KeylessIdle is how long a connection may stay idle (nothing sent
-	// yet, or between requests) until a request on it has shown a valid
-	// key; after that the server's own idle timeout applies (0: none).
-	KeylessIdle time.Duration
 }
 
 // ConnBudget is the connections every client listener of the process may
@@ -130,8 +126,9 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
-// ConnGuard closes connections that stay idle for ConnLimits.KeylessIdle
-// before any request on them has shown a valid key. Its ConnContext and
+// ConnGuard closes connections that stay idle (nothing sent yet, or
+// between requests) for its idle time before any request on them has
+// shown a valid key; after that the server's own idle timeout applies. Its ConnContext and
 // ConnState are the http.Server's hooks; authenticate marks a connection
 // once a key is admitted on it.
 type ConnGuard struct {

@@ -9,7 +9,9 @@
 // calls and answers back into bytes through one function (serve.go), which
 // also holds a key's calls in flight to its plan (inflight.go) and writes
 // each answer as it is ready (answer.go; HTTP streams large answers, every
-// write within Limits.WriteTimeout).
+// write within Limits.WriteTimeout). Its client listeners' connections
+// are bounded (conns.go: per listener, per address, a descriptor budget,
+// a short idle timeout until a key is seen).
 //
 // It must not decide anything about methods or upstreams: that is the pipeline's.
 package ingress

@@ -71,7 +71,7 @@ func TestLogsMatchedOncePerFilter(t *testing.T) {
 	if err := raiseFDLimit(2*subscribers + 1024); err != nil {
 		t.Fatal(err)
 	}
-	s := startGateway(t, manyFromOneAddress)
+	s := startGateway(t, nil)
 	url := s.WSURL() + "/ws/v3/" + s.GeneratedKey
 	topic := func(i int) common.Hash { return common.BigToHash(big.NewInt(int64(i))) }
 	cs := make([]*logsCollector, subscribers)

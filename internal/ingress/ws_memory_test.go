@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
 )
 
@@ -34,10 +33,6 @@ func runAsClient() {
 		os.Exit(holdConnections(url, n, os.Getenv(envClientSubscribe)))
 	}
 }
-
-// manyFromOneAddress lifts the per-address connection bound: these tests
-// open thousands of connections from 127.0.0.1.
-func manyFromOneAddress(c *config.Config) { c.Limits.Connections.MaxPerIP = -1 }
 
 // raiseFDLimit lifts the soft open-files limit to the hard one.
 func raiseFDLimit(need uint64) error {
@@ -118,7 +113,7 @@ func TestIdleConnectionMemory(t *testing.T) {
 	if testing.Short() {
 		n = 1_000
 	}
-	s := startGateway(t, manyFromOneAddress)
+	s := startGateway(t, nil)
 	// Warm up what every process has once (pools, the first connection).
 	warm := dial(t, s)
 	roundTrip(t, warm, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`)
@@ -142,7 +137,7 @@ func TestSubscribedConnectionMemory(t *testing.T) {
 	if testing.Short() {
 		n = 1_000
 	}
-	s := startGateway(t, manyFromOneAddress)
+	s := startGateway(t, nil)
 	warm := dial(t, s)
 	roundTrip(t, warm, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`)
 	hub := s.Networks()[0].Subs

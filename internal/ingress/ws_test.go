@@ -19,6 +19,7 @@ func startGateway(t testing.TB, edit func(*config.Config)) *service.Service {
 	t.Helper()
 	cfg := servicetest.Config(t)
 	cfg.Plans["team"] = config.Plan{Failover: true} // no rate limits: these tests are about WebSockets
+	cfg.Limits.Connections.MaxPerIP = -1            // every client of these tests is on 127.0.0.1, some open thousands
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -38,6 +38,9 @@ func TestGasCapEveryMethod(t *testing.T) {
 		{"eth_call, gas far above", "eth_call", func(n uint64) string { return "[" + obj(n, huge) + `,"latest"]` }},
 		{"eth_call, no gas", "eth_call", func(n uint64) string { return "[" + obj(n, "") + `,"latest"]` }},
 		{"eth_estimateGas, gas far above", "eth_estimateGas", func(n uint64) string { return "[" + obj(n, huge) + `,"latest"]` }},
+		{"eth_estimateGas, no gas, block gas limit raised", "eth_estimateGas", func(n uint64) string {
+			return "[" + obj(n, "") + `,"latest",null,{"gasLimit":` + hundredM + `}]`
+		}},
 		{"eth_createAccessList, gas far above", "eth_createAccessList", func(n uint64) string { return "[" + obj(n, `"0x1000000"`) + `,"latest"]` }},
 		{"eth_simulateV1, gas above", "eth_simulateV1", func(n uint64) string { return simulate(n, `"0x1000000"`, `{"gasLimit":`+hundredM+`}`) }},
 		{"eth_simulateV1, GAS above", "eth_simulateV1", func(n uint64) string {

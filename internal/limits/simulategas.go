@@ -85,6 +85,33 @@ func CapSimulateGas(params json.RawMessage, gasCap uint64) (out json.RawMessage,
 	return out, true, nil
 }
 
+// CapBlockOverrideGas returns params with the gasLimit of the block
+// overrides at position at (eth_call's and eth_estimateGas's fourth param)
+// at most gasCap, every member that folds to gasLimit lowered (a call
+// without gas may run with what its block allows). The other params keep
+// their bytes. changed is false, and params returned as they are, when
+// nothing is over.
+func CapBlockOverrideGas(params json.RawMessage, at int, gasCap uint64) (out json.RawMessage, changed bool, err error) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(params, &elems); err != nil || len(elems) <= at || len(elems[at]) == 0 || elems[at][0] != '{' {
+		return params, false, nil // no overrides there (or the node refuses the params)
+	}
+	dec := json.NewDecoder(bytes.NewReader(elems[at]))
+	dec.UseNumber()
+	var ov map[string]any
+	if dec.Decode(&ov) != nil || !capMembers(ov, "gasLimit", gasCap) {
+		return params, false, nil
+	}
+	if elems[at], err = json.Marshal(ov); err != nil {
+		return nil, false, errors.Join(errNoSimulateOptions, err)
+	}
+	out, err = json.Marshal(elems)
+	if err != nil {
+		return nil, false, errors.Join(errNoSimulateOptions, err)
+	}
+	return out, true, nil
+}
+
 // folded are the values of obj's members whose key folds to name.
 func folded(obj map[string]any, name string) []any {
 	var out []any

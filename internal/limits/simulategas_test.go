@@ -31,3 +31,28 @@ func FuzzCapSimulateGas(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCapBlockOverrideGas: block overrides are capped without a panic; a
+// rewrite is valid JSON, keeps the other params and leaves nothing over.
+func FuzzCapBlockOverrideGas(f *testing.F) {
+	f.Add(`[{"to":"0x01"},"latest",null,{"gasLimit":"0x5f5e100"}]`)
+	f.Add(`[{},"latest",{},{"GASLIMIT":"0xffffffffff","gasLimit":"0x1"}]`)
+	f.Add(`[{},"latest",null,7]`)
+	f.Add(`[{}]`)
+	f.Fuzz(func(t *testing.T, params string) {
+		if !json.Valid([]byte(params)) {
+			return
+		}
+		out, changed, err := CapBlockOverrideGas(json.RawMessage(params), 3, 1000)
+		if err != nil || !changed {
+			return
+		}
+		var before, after []json.RawMessage
+		if json.Unmarshal([]byte(params), &before) != nil || json.Unmarshal(out, &after) != nil || len(before) != len(after) {
+			t.Fatalf("rewrite %s of %s", out, params)
+		}
+		if _, again, _ := CapBlockOverrideGas(out, 3, 1000); again {
+			t.Fatalf("rewrite %s still over the cap", out)
+		}
+	})
+}

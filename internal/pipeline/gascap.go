@@ -15,11 +15,12 @@ import (
 // client sets (methods.LimitGasCap: eth_call, eth_estimateGas,
 // eth_createAccessList, eth_fillTransaction, eth_simulateV1) to the plan's
 // factor times the head block's gas limit, as go-ethereum's rpc.gascap
-// does: a gas value above the cap is lowered, not refused. Where the node
-// would run a call without gas with its own cap (methods.GasNodeCap:
-// eth_call), the plan's cap is put in; where it estimates the gas within
-// the block's gas limit (methods.GasEstimated), an absent gas is left to
-// it. Without a head (nil) the node's own cap applies.
+// does: a gas value above the cap is lowered, not refused; so is a block
+// override's gasLimit. Where the node would run a call without gas with its
+// own cap (methods.GasNodeCap: eth_call), the plan's cap is put in; where
+// it estimates the gas within the block's gas limit (methods.GasEstimated),
+// an absent gas is left to it. Without a head (nil) the node's own cap
+// applies.
 type gasCap struct {
 	limits *limits.Set
 	head   GasLimiter
@@ -53,10 +54,12 @@ func (g gasCap) Wrap(next Handler) Handler {
 		sub := *c
 		sub.Req.Params = params
 		if args, ok := firstParsed[methods.CallArgs](c); ok && args != nil {
-			capped := *args
-			gas := hexutil.Uint64(limit)
-			capped.Gas = &gas
-			sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
+			if gas, present := limits.CallGas(params); present { // what the node is sent
+				capped := *args
+				g := hexutil.Uint64(gas)
+				capped.Gas = &g
+				sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
+			}
 		}
 		return next(ctx, &sub)
 	}
@@ -69,12 +72,19 @@ func capParams(kind methods.Gas, params json.RawMessage, limit uint64) (json.Raw
 	case methods.GasSimulated:
 		return limits.CapSimulateGas(params, limit)
 	case methods.GasEstimated, methods.GasNodeCap:
+		// The block overrides (eth_call's and eth_estimateGas's fourth
+		// param) may raise the block's gas limit, which bounds an estimate
+		// without gas.
+		params, changed, err := limits.CapBlockOverrideGas(params, 3, limit)
+		if err != nil {
+			return nil, false, err
+		}
 		gas, present := limits.CallGas(params)
 		if present && gas <= limit || !present && kind == methods.GasEstimated {
-			return params, false, nil
+			return params, changed, nil
 		}
 		if first := firstElement(params); !present && (len(first) == 0 || first[0] != '{') {
-			return params, false, nil // no call object: the node refuses the call
+			return params, changed, nil // no call object: the node refuses the call
 		}
 		out, err := limits.CapGas(params, limit)
 		return out, err == nil, err

@@ -7,7 +7,9 @@
 // or falls behind the head, and re-subscribes when a subscription ends,
 // without changing the clients' ids. It fills a newHeads gap from the new
 // member by block number and never delivers a head number twice (heads.go);
-// after a move it drops logs of blocks already delivered (logs.go).
+// after a move it drops logs of blocks already delivered (logs.go). A
+// key's live subscriptions across its connections are counted in a Budget
+// made once per process (budget.go), for its plan's max_subscriptions.
 //
 // It subscribes through the member's upstream.Subscriber (the member's own
 // ws connection, or the embedded node in process) and reads gap fills with

@@ -8,7 +8,9 @@
 //
 // The Pool owns its members' health, heads and finalized numbers (head.go:
 // pushed by members that can, polled, and raised by answers that prove a
-// block), the head block's gas limit (gaslimit.go), the one retry loop of
+// block), the chain its members serve — chain id and genesis hash, learned
+// with the finalized numbers (chain.go) — the head block's gas limit
+// (gaslimit.go), the one retry loop of
 // calls (pool.go, batch.go) with what it knows of each method — the block a
 // call names, a lagging member's answer, what an answer proves (need.go) —
 // the sending of signed transactions to every member (broadcast.go), and

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -102,18 +103,16 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 	if got := roundTrip(t, heavy, "["+strings.Join(batch, ",")+"]"); strings.Count(got, `"result":"0x`) != 1000 {
 		t.Fatalf("heavy subscriptions: %.300s", got)
 	}
-	reading := make(chan bool)
+	// The heavy connection's reader: it reads until stall is set, then
+	// waits for resume. Setting stall never waits on the reader (which may
+	// be blocked in a read with nothing more to come).
+	var stall atomic.Bool
+	resume := make(chan struct{})
 	heavyDone := make(chan error, 1)
 	go func() {
-		on := true
 		for {
-			select {
-			case on = <-reading:
-			default:
-			}
-			if !on {
-				on = <-reading
-				continue
+			if stall.Load() {
+				<-resume
 			}
 			if _, _, err := heavy.ReadMessage(); err != nil {
 				heavyDone <- err
@@ -155,9 +154,8 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 		t.Logf("%s: delay behind a head's first copy p50 %v, p99 %v, max %v", name, p50, p99, delays[len(delays)-1])
 		return p99
 	}
-	reading <- true
 	all := phase("all reading")
-	reading <- false
+	stall.Store(true)
 	stalled := phase("one stalled")
 	// A fan-out that waited on the stalled socket would hold the others
 	// until its write timeout (5 s here); one that does not wait keeps
@@ -176,7 +174,7 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	reading <- true
+	close(resume)
 	select {
 	case <-heavyDone:
 	case <-time.After(time.Minute):

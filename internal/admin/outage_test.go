@@ -1,37 +1,17 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
-
-// lockedBuffer is a log destination safe for the handlers' goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestStoreOutageShowsNoStoreURL: PostgreSQL (reached through a proxy,
 // with a password in its URL) goes away; the admin API's 503 names no
@@ -59,7 +39,7 @@ func TestStoreOutageShowsNoStoreURL(t *testing.T) {
 	_, made := call(t, hs, auth, "POST", "/admin/keys", `{"name":"k","plan":"team"}`)
 	id, _ := made["id"].(string)
 
-	var logged lockedBuffer
+	var logged testenv.LogBuffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
 	t.Cleanup(func() { slog.SetDefault(prev) })

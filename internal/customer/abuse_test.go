@@ -1,13 +1,12 @@
 package customer_test
 
 import (
-	"bytes"
+	"github.com/nodegate/nodegate/internal/testenv"
 
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nodegate/nodegate/internal/config"
@@ -340,7 +339,7 @@ func TestPageCap(t *testing.T) {
 // TestSecretsNeverLogged: passwords, their hashes, session tokens, keys
 // and link tokens appear in no log line.
 func TestSecretsNeverLogged(t *testing.T) {
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() { slog.SetDefault(prev) })
@@ -367,21 +366,4 @@ func TestSecretsNeverLogged(t *testing.T) {
 			t.Errorf("a secret is in the logs: %q", sec)
 		}
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

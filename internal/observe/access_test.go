@@ -14,7 +14,7 @@ import (
 )
 
 // accessLines decodes the JSON access log lines written so far.
-func accessLines(t *testing.T, buf *syncBuffer) []map[string]any {
+func accessLines(t *testing.T, buf *testenv.LogBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
@@ -37,7 +37,7 @@ func accessLines(t *testing.T, buf *syncBuffer) []map[string]any {
 // key), method(s) through methods.Label, outcome, duration, upstream and
 // bytes; a WebSocket call writes one line of its own.
 func TestAccessLogJSON(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	s := start(t, func(c *config.Config) { c.Log = config.Log{Format: "json", Access: true, Output: &buf} })
 	key, ok := s.Keys.Lookup(s.GeneratedKey)
 	if !ok {
@@ -113,7 +113,7 @@ func TestAccessLogJSON(t *testing.T) {
 
 // TestAccessLogOff: without log.access nothing is written per request.
 func TestAccessLogOff(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	s := start(t, func(c *config.Config) { c.Log = config.Log{Format: "json", Output: &buf} })
 	post(t, s.URL()+"/v3/"+s.GeneratedKey, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`, nil)
 	time.Sleep(300 * time.Millisecond) // three flush intervals

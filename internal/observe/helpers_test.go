@@ -1,10 +1,8 @@
 package observe_test
 
 import (
-	"bytes"
 	"io"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/nodegate/nodegate/internal/config"
@@ -113,22 +111,4 @@ func matches(m *dto.Metric, want map[string]string) bool {
 		}
 	}
 	return n == len(want)
-}
-
-// syncBuffer is a log sink safe for the service's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -101,24 +100,6 @@ func TestMadeUpMethodsDoNotGrowUsage(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestMadeUpMethodsUpstreamDown: with the upstream down, made-up eth_
 // names (which the EVM family forwards) answer 503 but become neither a
 // Prometheus series nor a log field: both say (unknown).
@@ -137,7 +118,7 @@ func TestMadeUpMethodsUpstreamDown(t *testing.T) {
 	cfg.Plans["team"] = config.Plan{Failover: true} // no rate limit: this test is about names
 	s := startService(t, cfg)
 
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	t.Cleanup(func() { slog.SetDefault(prev) })

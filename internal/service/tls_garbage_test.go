@@ -1,35 +1,16 @@
 package service_test
 
 import (
-	"bytes"
+	"github.com/nodegate/nodegate/internal/testenv"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
 )
-
-// syncBuffer is a log destination the server's goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestGarbageOnTLSListenerIsQuiet: plaintext HTTP and garbage sent to a TLS
 // client listener (no key needed) write no line at INFO, one DEBUG line per
@@ -38,7 +19,7 @@ func TestGarbageOnTLSListenerIsQuiet(t *testing.T) {
 	s := start(t, func(c *config.Config) { c.TLS = config.TLS{SelfSigned: true} })
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
 		t.Run(level.String(), func(t *testing.T) {
-			var out syncBuffer
+			var out testenv.LogBuffer
 			old := slog.Default()
 			slog.SetDefault(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: level})))
 			t.Cleanup(func() { slog.SetDefault(old) })

@@ -89,7 +89,7 @@ func BenchmarkHTTP(b *testing.B) {
 			cfg := config.Ephemeral(b.TempDir())
 			cfg.NoStarknet = true
 			cfg.APIKeys = []string{keyA}
-			cfg.Plans = map[string]config.Plan{keys.PlanTeam: {RatePerSecond: be.rate}}
+			cfg.Plans = map[string]config.Plan{config.PlanTeam: {RatePerSecond: be.rate}}
 			if be.redis {
 				c := redistest.Require(b)
 				cfg.RateLimit.RedisURL = "redis://" + redistest.Addr() + "/0"

@@ -1,12 +1,10 @@
 package config
 
 import (
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestConfigIsALeaf: config describes and imports no domain package; the
@@ -14,28 +12,11 @@ import (
 // Of nodegate's own packages it may import only ident, the leaf that holds
 // the syntactic rules of names.
 func TestConfigIsALeaf(t *testing.T) {
-	const module = "github.com/nodegate/nodegate/"
-	allowed := map[string]bool{module + "internal/ident": true}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path, err := strconv.Unquote(imp.Path.Value)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(path, module) && !allowed[path] {
-				t.Errorf("%s imports %s: config may import no domain package", name, path)
+	allowed := map[string]bool{testenv.Module + "internal/ident": true}
+	for file, paths := range testenv.Imports(t, ".") {
+		for _, path := range paths {
+			if strings.HasPrefix(path, testenv.Module) && !allowed[path] {
+				t.Errorf("%s imports %s: config may import no domain package", file, path)
 			}
 		}
 	}

@@ -55,7 +55,7 @@ func Server(b testing.TB, n *pipeline.Network) *ingress.Server {
 	usage := ratelimit.NewUsage(store, time.Second)
 	b.Cleanup(func() { _ = usage.Close(context.Background()); _ = lim.Close() })
 	meter := &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil), Usage: usage}
-	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: meter}
+	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: ingress.RateMeter{Meter: meter}}
 	s.SetReady(true)
 	return s
 }

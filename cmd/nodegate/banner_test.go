@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/ident"
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
 	"github.com/nodegate/nodegate/internal/testenv"
@@ -69,7 +69,7 @@ func TestBannerLaterStart(t *testing.T) {
 		t.Fatalf("try line holds a placeholder:\n%s", out)
 	}
 	key := strings.TrimSpace(runShell(t, bannerLine(t, out, "new key:")+`; echo "$NODEGATE_KEY"`))
-	if !keys.Valid(key) {
+	if !ident.ValidKey(key) {
 		t.Fatalf("new key line printed %q", key)
 	}
 	waitKey(t, svc, key)

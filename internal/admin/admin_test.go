@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/ident"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 )
 
 const token = "a-long-enough-admin-token"
@@ -22,7 +24,7 @@ func newAdmin(t *testing.T, tok string) (*httptest.Server, *keys.Manager) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	m := &keys.Manager{Store: store, Plans: keys.DefaultPlans()}
+	m := &keys.Manager{Store: store, Plans: keyconfig.Defaults()}
 	s := New(tok)
 	RegisterKeys(s, m)
 	s.HandleFunc("GET /admin/extra", func(w http.ResponseWriter, r *http.Request) { WriteJSON(w, 200, map[string]bool{"extra": true}) })
@@ -84,7 +86,7 @@ func TestAdminKeys(t *testing.T) {
 	hs, m := newAdmin(t, token)
 	auth := "Bearer " + token
 	st, created := call(t, hs, auth, "POST", "/admin/keys", `{"name":"app","plan":"team","secret":true,"settings":{"allowed_methods":["eth_call"]}}`)
-	if st != 201 || !keys.Valid(created["key"].(string)) || len(created["secret"].(string)) != 32 || created["plan"] != "team" {
+	if st != 201 || !ident.ValidKey(created["key"].(string)) || len(created["secret"].(string)) != 32 || created["plan"] != "team" {
 		t.Fatalf("create: %d %v", st, created)
 	}
 	id := created["id"].(string)

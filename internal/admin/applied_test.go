@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 )
 
@@ -14,7 +15,7 @@ import (
 // only every hour (the other replicas follow within key_refresh).
 func TestChangeAppliesOnThisReplicaAtOnce(t *testing.T) {
 	hs, m := newAdmin(t, token)
-	cache, err := keys.NewCache(context.Background(), m.Store, m.Plans, keys.PlanTeam, nil, keys.CacheOptions{Poll: time.Hour})
+	cache, err := keys.NewCache(context.Background(), m.Store, m.Plans, config.PlanTeam, nil, keys.CacheOptions{Poll: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -30,7 +31,7 @@ func TestStoreOutageShowsNoStoreURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	m := &keys.Manager{Store: store, Plans: keys.DefaultPlans()}
+	m := &keys.Manager{Store: store, Plans: keyconfig.Defaults()}
 	s := New(token)
 	RegisterKeys(s, m)
 	hs := httptest.NewServer(s)

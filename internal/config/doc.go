@@ -3,5 +3,13 @@
 // Validate(), which names the path of every bad field. Command-line flags
 // override the file; no file at all means the embedded default.
 //
-// It must not start anything: it only describes.
+// It owns the configuration's defaults, the default plans and their names
+// (plans.go) among them.
+//
+// It must not start anything: it only describes. It is a leaf: of
+// nodegate's packages it imports only ident (the syntactic rules of key
+// and identifier formats, shared with keys), never a domain package;
+// mappings from the configuration onto a domain package's types live in
+// service (service/keyconfig for keys, service/limits.go for limits).
+// TestConfigIsALeaf enforces it.
 package config

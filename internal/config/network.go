@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/ident"
 )
 
 // Network is one chain behind nodegate.
@@ -173,7 +173,7 @@ func nameOf(rawURL string) string {
 }
 
 func (n *Network) validate(path string, bad func(path, format string, a ...any)) {
-	if !keys.ValidIdentifier(n.Name) {
+	if !ident.ValidIdentifier(n.Name) {
 		bad(path+".name", "a network name is 1 to 64 lowercase letters, digits, - and _ (keys name networks by it), got %q", n.Name)
 	}
 	switch n.Family {

@@ -2,32 +2,32 @@ package config
 
 import (
 	"os"
-
-	"github.com/nodegate/nodegate/internal/keys"
+	"time"
 )
 
 // AdminTokenEnv is the environment variable read when admin.token is empty.
 const AdminTokenEnv = "NODEGATE_ADMIN_TOKEN"
 
-func defaultPlans() map[string]Plan {
-	out := map[string]Plan{}
-	for name, p := range keys.DefaultPlans() {
-		out[name] = Plan{RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
-			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout,
-			MaxWSConnections: p.MaxWSConnections, MaxSubscriptions: p.MaxSubscriptions}
-	}
-	return out
-}
+// The default plan names (docs/spec.md, Vocabulary). PlanTeam is the plan
+// of api_keys and of the generated first key, so a configuration must
+// define it.
+const (
+	PlanCore       = "core"
+	PlanDeveloper  = "developer"
+	PlanTeam       = "team"
+	PlanEnterprise = "enterprise"
+)
 
-// KeyPlans are the configured plans in the form the keys package uses.
-func (c *Config) KeyPlans() map[string]keys.Plan {
-	out := make(map[string]keys.Plan, len(c.Plans))
-	for name, p := range c.Plans {
-		out[name] = keys.Plan{Name: name, RatePerSecond: p.RatePerSecond, DailyCredits: p.DailyCredits, Failover: p.Failover,
-			MaxResponseBytes: p.MaxResponseBytes, MaxInFlight: p.MaxInFlight, CallTimeout: p.CallTimeout,
-			MaxWSConnections: p.MaxWSConnections, MaxSubscriptions: p.MaxSubscriptions}
+// defaultPlans are the plans nodegate knows without configuration: two
+// lower tiers, the middle tier (the default for generated and ops keys)
+// and the top, custom tier, which is unlimited until configured.
+func defaultPlans() map[string]Plan {
+	return map[string]Plan{
+		PlanCore:       {RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100},
+		PlanDeveloper:  {RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250, MaxSubscriptions: 1_000},
+		PlanTeam:       {RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000, MaxSubscriptions: 10_000},
+		PlanEnterprise: {Failover: true},
 	}
-	return out
 }
 
 // AdminToken is admin.token, or $NODEGATE_ADMIN_TOKEN when that is empty.
@@ -36,9 +36,4 @@ func (c *Config) AdminToken() string {
 		return c.Admin.Token
 	}
 	return os.Getenv(AdminTokenEnv)
-}
-
-// KeyStore is where keys are kept.
-func (c *Config) KeyStore() keys.StoreConfig {
-	return keys.StoreConfig{DataDir: c.DataDir, DatabaseURL: c.DatabaseURL}
 }

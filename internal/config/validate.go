@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/url"
 
-	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/ident"
 )
 
 // FieldError names a bad field by its YAML path.
@@ -57,7 +57,7 @@ func (c *Config) Validate() error {
 		bad("node.block_time", "must not be negative")
 	}
 	for i, k := range c.APIKeys {
-		if !keys.Valid(k) {
+		if !ident.ValidKey(k) {
 			bad(fmt.Sprintf("api_keys[%d]", i), "a key is 32 lowercase hexadecimal characters")
 		}
 	}
@@ -86,11 +86,11 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 	if c.KeyRefresh <= 0 {
 		bad("key_refresh", "must be positive, got %s", c.KeyRefresh)
 	}
-	if _, ok := c.Plans[keys.PlanTeam]; !ok {
-		bad("plans", "must define %q (the plan of api_keys and of the generated first key)", keys.PlanTeam)
+	if _, ok := c.Plans[PlanTeam]; !ok {
+		bad("plans", "must define %q (the plan of api_keys and of the generated first key)", PlanTeam)
 	}
 	for name, p := range c.Plans {
-		if !keys.ValidIdentifier(name) {
+		if !ident.ValidIdentifier(name) {
 			bad("plans."+name, "a plan name is 1 to 64 lowercase letters, digits, - and _")
 		}
 		if p.RatePerSecond < 0 {

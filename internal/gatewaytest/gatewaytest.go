@@ -18,10 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 )
 
 // Key is the one key the gateway accepts.
@@ -39,9 +41,9 @@ func Server(b testing.TB, n *pipeline.Network) *ingress.Server {
 	b.Cleanup(func() { store.Close() })
 	// The team plan without a rate: the limiter runs (and is measured) but
 	// never refuses the benchmark's load.
-	plans := keys.DefaultPlans()
-	plans[keys.PlanTeam] = keys.Plan{Name: keys.PlanTeam, Failover: true}
-	ks, err := keys.NewCache(ctx, store, plans, keys.PlanTeam, []string{Key}, keys.CacheOptions{})
+	plans := keyconfig.Defaults()
+	plans[config.PlanTeam] = keys.Plan{Name: config.PlanTeam, Failover: true}
+	ks, err := keys.NewCache(ctx, store, plans, config.PlanTeam, []string{Key}, keys.CacheOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func Server(b testing.TB, n *pipeline.Network) *ingress.Server {
 	usage := ratelimit.NewUsage(store, time.Second)
 	b.Cleanup(func() { _ = usage.Close(context.Background()); _ = lim.Close() })
 	meter := &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil), Usage: usage}
-	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: meter}
+	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: ingress.RateMeter{Meter: meter}}
 	s.SetReady(true)
 	return s
 }

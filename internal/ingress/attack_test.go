@@ -106,7 +106,7 @@ func TestExecutionAttackAllMethods(t *testing.T) {
 // from 8 clients, while another key's p99 is measured.
 func executionAttack(t *testing.T, edit func(*config.Config), attack ...string) {
 	s := startGateway(t, edit)
-	attacker := s.URL() + "/v3/" + createKey(t, s, keys.PlanCore)
+	attacker := s.URL() + "/v3/" + createKey(t, s, config.PlanCore)
 	victim := s.URL() + "/v3/" + s.GeneratedKey
 	const samples = 400
 	victimP99(t, victim, 50) // warm up

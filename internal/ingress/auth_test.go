@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -32,7 +34,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	cache, err := keys.NewCache(ctx, store, keys.DefaultPlans(), keys.PlanTeam, nil, keys.CacheOptions{Poll: 20 * time.Millisecond})
+	cache, err := keys.NewCache(ctx, store, keyconfig.Defaults(), config.PlanTeam, nil, keys.CacheOptions{Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +50,14 @@ func newFixture(t *testing.T) *fixture {
 	srv.SetReady(true)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &fixture{url: hs.URL, mgr: &keys.Manager{Store: store, Plans: keys.DefaultPlans()}, cache: cache}
+	return &fixture{url: hs.URL, mgr: &keys.Manager{Store: store, Plans: keyconfig.Defaults()}, cache: cache}
 }
 
 // key creates a key with settings and waits until the ingress sees it.
 func (f *fixture) key(t *testing.T, p keys.CreateParams) keys.Created {
 	t.Helper()
 	if p.Plan == "" {
-		p.Plan = keys.PlanTeam
+		p.Plan = config.PlanTeam
 	}
 	c, err := f.mgr.Create(context.Background(), p)
 	if err != nil {

@@ -11,7 +11,9 @@
 // each answer as it is ready (answer.go; HTTP streams large answers, every
 // write within Limits.WriteTimeout). Its client listeners' connections
 // are bounded (conns.go: per listener, per address, a descriptor budget,
-// a short idle timeout until a key is seen).
+// a short idle timeout until a key is seen). RateMeter (ratemeter.go) is
+// its Metering by the rate limits: it hands ratelimit.Meter each request's
+// network and calls as plain values and copies the priced credits back.
 //
 // It must not decide anything about methods or upstreams: that is the pipeline's.
 package ingress

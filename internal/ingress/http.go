@@ -47,7 +47,7 @@ type Server struct {
 // OpenRequests is how many HTTP JSON-RPC requests are being answered.
 func (s *Server) OpenRequests() int64 { return s.answering.Load() }
 
-// Metering is the rate limits' hook (internal/ratelimit.Meter): Admit is
+// Metering is the rate limits' hook (RateMeter over internal/ratelimit.Meter): Admit is
 // called once per request with the parsed calls and the number of batch
 // entries that were not valid requests, before any call is dispatched; Record after they are answered, with the number of batch
 // entries that were not valid requests.

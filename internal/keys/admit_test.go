@@ -13,7 +13,7 @@ func keyWith(s Security) *Key {
 		panic(err)
 	}
 	r := Record{ID: "k", Status: StatusActive, Security: s}
-	return r.compile(DefaultPlans()[PlanTeam], nil)
+	return r.compile(testPlans()[planTeam], nil)
 }
 
 func basic(user, pass string) string {

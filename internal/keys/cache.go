@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/ident"
 )
 
 // Cache serves key lookups from memory. It holds an immutable snapshot
@@ -81,7 +83,7 @@ func NewCache(ctx context.Context, store Store, plans map[string]Plan, staticPla
 		return nil, fmt.Errorf("api keys: plan %q is not configured", staticPlan)
 	}
 	for _, k := range staticKeys {
-		if !Valid(k) {
+		if !ident.ValidKey(k) {
 			return nil, fmt.Errorf("api key %q: %w", redact(k), ErrMalformed)
 		}
 		h := HashOf(k)
@@ -108,7 +110,7 @@ func NewCache(ctx context.Context, store Store, plans map[string]Plan, staticPla
 // confirms the match in constant time, so timing says nothing about how
 // much of a guess was right; the plain key is never kept.
 func (c *Cache) Lookup(plain string) (*Key, bool) {
-	if !Valid(plain) {
+	if !ident.ValidKey(plain) {
 		return nil, false
 	}
 	h := HashOf(plain)

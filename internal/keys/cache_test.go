@@ -15,7 +15,7 @@ import (
 
 func newCache(t testing.TB, s Store, static ...string) *Cache {
 	t.Helper()
-	c, err := NewCache(context.Background(), s, DefaultPlans(), PlanTeam, static, CacheOptions{Poll: 50 * time.Millisecond, FlushUses: 100 * time.Millisecond})
+	c, err := NewCache(context.Background(), s, testPlans(), planTeam, static, CacheOptions{Poll: 50 * time.Millisecond, FlushUses: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("new cache: %v", err)
 	}
@@ -30,7 +30,7 @@ func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
 		// manager on a third connection (the CLI).
 		a, b := newCache(t, open()), newCache(t, open())
 		m := testManager(open())
-		c, err := m.Create(ctx, CreateParams{Name: "app", Plan: PlanDeveloper})
+		c, err := m.Create(ctx, CreateParams{Name: "app", Plan: planDeveloper})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,10 +38,10 @@ func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
 			testenv.WaitFor(t, time.Second, "new key visible", func() bool { _, ok := r.Lookup(c.Key); return ok })
 		}
 		k, _ := a.Lookup(c.Key)
-		if k.Plan.Name != PlanDeveloper || k.Plan.Failover || k.ID != c.ID {
+		if k.Plan.Name != planDeveloper || k.Plan.Failover || k.ID != c.ID {
 			t.Fatalf("key = %+v", k)
 		}
-		if _, err := m.Update(ctx, c.ID, Patch{Plan: ptr(PlanTeam)}); err != nil {
+		if _, err := m.Update(ctx, c.ID, Patch{Plan: ptr(planTeam)}); err != nil {
 			t.Fatal(err)
 		}
 		testenv.WaitFor(t, time.Second, "plan change visible", func() bool { k, _ := b.Lookup(c.Key); return k != nil && k.Plan.Failover })
@@ -57,7 +57,7 @@ func TestCacheFollowsStoreAcrossReplicas(t *testing.T) {
 func TestCacheRecordsLastUse(t *testing.T) {
 	path := t.TempDir() + "/keys.db"
 	s := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
-	c, err := testManager(s).Create(context.Background(), CreateParams{Plan: PlanCore})
+	c, err := testManager(s).Create(context.Background(), CreateParams{Plan: planCore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestCacheStaticAndUnknownPlan(t *testing.T) {
 	}
 	static := "0123456789abcdef0123456789abcdef"
 	cache := newCache(t, s, static)
-	if k, ok := cache.Lookup(static); !ok || !k.Static || k.Plan.Name != PlanTeam {
+	if k, ok := cache.Lookup(static); !ok || !k.Static || k.Plan.Name != planTeam {
 		t.Fatalf("static key = %+v, %v", k, ok)
 	}
 	if _, ok := cache.Lookup(gone.Key); ok {
@@ -96,7 +96,7 @@ func TestCacheStaticAndUnknownPlan(t *testing.T) {
 			t.Fatalf("accepted %q", bad)
 		}
 	}
-	if _, err := NewCache(context.Background(), nil, DefaultPlans(), PlanTeam, []string{"short"}, CacheOptions{}); err == nil {
+	if _, err := NewCache(context.Background(), nil, testPlans(), planTeam, []string{"short"}, CacheOptions{}); err == nil {
 		t.Fatal("a malformed static key was accepted")
 	}
 }
@@ -113,13 +113,13 @@ func TestCacheSurvivesOutage(t *testing.T) {
 	direct := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, dsn) })
 	m := testManager(direct)
 	ctx := context.Background()
-	c1, _ := m.Create(ctx, CreateParams{Plan: PlanTeam})
+	c1, _ := m.Create(ctx, CreateParams{Plan: planTeam})
 	cache := newCache(t, viaProxy)
 	if _, ok := cache.Lookup(c1.Key); !ok {
 		t.Fatal("lookup before outage")
 	}
 	p.down()
-	c2, err := m.Create(ctx, CreateParams{Plan: PlanTeam})
+	c2, err := m.Create(ctx, CreateParams{Plan: planTeam})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func BenchmarkLookupCached(b *testing.B) {
 	m := testManager(s)
 	var plain string
 	for i := 0; i < 1000; i++ {
-		c, err := m.Create(context.Background(), CreateParams{Plan: PlanTeam})
+		c, err := m.Create(context.Background(), CreateParams{Plan: planTeam})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -240,12 +240,12 @@ func BenchmarkLookupCached(b *testing.B) {
 func TestCacheNewKeyWorksAtOnce(t *testing.T) {
 	stores(t, func(t *testing.T, open func() Store) {
 		ctx := context.Background()
-		c, err := NewCache(ctx, open(), DefaultPlans(), PlanTeam, nil, CacheOptions{Poll: time.Hour, FlushUses: time.Hour})
+		c, err := NewCache(ctx, open(), testPlans(), planTeam, nil, CacheOptions{Poll: time.Hour, FlushUses: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(c.Close)
-		created, err := testManager(open()).Create(ctx, CreateParams{Name: "new", Plan: PlanCore})
+		created, err := testManager(open()).Create(ctx, CreateParams{Name: "new", Plan: planCore})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
 )
@@ -31,4 +32,22 @@ func pgDSNOf(t *testing.T, s *sqlStore) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// The plans of keys' own tests: the default configuration's (config's
+// defaultPlans), which this package cannot import (config imports no
+// domain package; service/keyconfig maps one onto the other).
+const (
+	planCore      = "core"
+	planDeveloper = "developer"
+	planTeam      = "team"
+)
+
+func testPlans() map[string]Plan {
+	return map[string]Plan{
+		planCore:      {Name: planCore, RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100},
+		planDeveloper: {Name: planDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250, MaxSubscriptions: 1_000},
+		planTeam:      {Name: planTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000, MaxSubscriptions: 10_000},
+		"enterprise":  {Name: "enterprise", Failover: true},
+	}
 }

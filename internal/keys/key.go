@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-)
 
-// Length is the number of hex characters in a key.
-const Length = 32
+	"github.com/nodegate/nodegate/internal/ident"
+)
 
 // Status is a key's life-cycle state.
 type Status string
@@ -73,24 +72,10 @@ func IDOf(h Hash) string { return hex.EncodeToString(h[:6]) }
 // ErrMalformed is a key that is not 32 lowercase hex characters.
 var ErrMalformed = errors.New("a key is 32 lowercase hexadecimal characters")
 
-// Valid reports whether s has a key's shape.
-func Valid(s string) bool {
-	if len(s) != Length {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
-			return false
-		}
-	}
-	return true
-}
-
 // Generate returns a new random key (also used for secrets): 128 bits from
 // the operating system's cryptographic source.
 func Generate() (string, error) {
-	var b [Length / 2]byte
+	var b [ident.KeyLength / 2]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("generate key: %w", err)
 	}

@@ -56,23 +56,3 @@ func (p Plan) ExecutionTimeout() time.Duration {
 	}
 	return DefaultCallTimeout
 }
-
-// The default plan names (docs/spec.md, Vocabulary).
-const (
-	PlanCore       = "core"
-	PlanDeveloper  = "developer"
-	PlanTeam       = "team"
-	PlanEnterprise = "enterprise"
-)
-
-// DefaultPlans are the plans nodegate knows without configuration: two
-// lower tiers, the middle tier (the default for generated and ops keys)
-// and the top, custom tier, which is unlimited until configured.
-func DefaultPlans() map[string]Plan {
-	return map[string]Plan{
-		PlanCore:       {Name: PlanCore, RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100},
-		PlanDeveloper:  {Name: PlanDeveloper, RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250, MaxSubscriptions: 1_000},
-		PlanTeam:       {Name: PlanTeam, RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000, MaxSubscriptions: 10_000},
-		PlanEnterprise: {Name: PlanEnterprise, Failover: true},
-	}
-}

@@ -30,7 +30,7 @@ func TestSQLiteFilesArePrivate(t *testing.T) {
 	t.Run("new store", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "data", "keys.db")
 		s := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
-		if _, err := testManager(s).Create(context.Background(), CreateParams{Name: "a", Plan: PlanTeam}); err != nil {
+		if _, err := testManager(s).Create(context.Background(), CreateParams{Name: "a", Plan: planTeam}); err != nil {
 			t.Fatal(err)
 		}
 		check(t, path)
@@ -38,7 +38,7 @@ func TestSQLiteFilesArePrivate(t *testing.T) {
 	t.Run("files left 0644", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "keys.db")
 		s := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
-		if _, err := testManager(s).Create(context.Background(), CreateParams{Name: "a", Plan: PlanTeam}); err != nil {
+		if _, err := testManager(s).Create(context.Background(), CreateParams{Name: "a", Plan: planTeam}); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range []string{path, path + "-wal", path + "-shm"} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/ident"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
 )
 
@@ -36,7 +37,7 @@ func mustOpen(t testing.TB, open func(context.Context) (Store, error)) Store {
 	return s
 }
 
-func testManager(s Store) *Manager { return &Manager{Store: s, Plans: DefaultPlans()} }
+func testManager(s Store) *Manager { return &Manager{Store: s, Plans: testPlans()} }
 
 func TestStoreLifecycle(t *testing.T) {
 	stores(t, func(t *testing.T, open func() Store) {
@@ -47,11 +48,11 @@ func TestStoreLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := m.Create(ctx, CreateParams{Name: "app", Plan: PlanTeam, Networks: []string{"mainnet"}, Secret: true})
+		c, err := m.Create(ctx, CreateParams{Name: "app", Plan: planTeam, Networks: []string{"mainnet"}, Secret: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !Valid(c.Key) || len(c.Secret) != 32 || c.ID != IDOf(HashOf(c.Key)) {
+		if !ident.ValidKey(c.Key) || len(c.Secret) != 32 || c.ID != IDOf(HashOf(c.Key)) {
 			t.Fatalf("created = %+v", c)
 		}
 		if v, _ := s.Version(ctx); v <= v0 {
@@ -61,7 +62,7 @@ func TestStoreLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Name != "app" || got.Plan != PlanTeam || got.Status != StatusActive || got.Hash != HashOf(c.Key) ||
+		if got.Name != "app" || got.Plan != planTeam || got.Status != StatusActive || got.Hash != HashOf(c.Key) ||
 			len(got.Networks) != 1 || !got.Security.HasSecret || got.LastUsedAt != nil || !got.CreatedAt.Equal(c.CreatedAt) {
 			t.Fatalf("stored = %+v, created %+v", got, c.Record)
 		}
@@ -118,7 +119,7 @@ func TestStoreSchemaVersion(t *testing.T) {
 			t.Fatalf("schema version = %d, %v; want %d", v, err, SchemaVersion)
 		}
 		// Reopening migrates nothing and keeps data.
-		if _, err := testManager(s).Create(ctx, CreateParams{Plan: PlanCore}); err != nil {
+		if _, err := testManager(s).Create(ctx, CreateParams{Plan: planCore}); err != nil {
 			t.Fatal(err)
 		}
 		if list, err := open().List(ctx); err != nil || len(list) != 1 {

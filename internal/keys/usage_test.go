@@ -14,7 +14,7 @@ func TestUsageRecords(t *testing.T) {
 		m := testManager(s)
 		now := time.Date(2025, 6, 10, 12, 0, 0, 0, time.UTC)
 		m.Now = func() time.Time { return now }
-		c, err := m.Create(ctx, CreateParams{Plan: PlanTeam})
+		c, err := m.Create(ctx, CreateParams{Plan: planTeam})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestKeyLimitOverrides(t *testing.T) {
 		ctx := context.Background()
 		s := open()
 		m := testManager(s)
-		c, err := m.Create(ctx, CreateParams{Plan: PlanCore, Settings: Patch{RatePerSecond: ptr(50.0)}})
+		c, err := m.Create(ctx, CreateParams{Plan: planCore, Settings: Patch{RatePerSecond: ptr(50.0)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestKeyLimitOverrides(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cache, err := NewCache(ctx, s, DefaultPlans(), PlanTeam, nil, CacheOptions{})
+				cache, err := NewCache(ctx, s, testPlans(), planTeam, nil, CacheOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/nodegate/nodegate/internal/ident"
 	"github.com/nodegate/nodegate/internal/methods"
 )
 
@@ -103,7 +104,7 @@ func normalizeNetworks(in []string) ([]string, error) {
 		return nil, inputErrorf("networks: at most %d entries, got %d", maxNetworks, len(in))
 	}
 	return normalizeList("networks", in, func(n string) (string, error) {
-		if !ValidIdentifier(n) {
+		if !ident.ValidIdentifier(n) {
 			return "", errors.New("a network name is 1 to 64 lowercase letters, digits, - and _")
 		}
 		return n, nil
@@ -115,19 +116,4 @@ func validateName(n string) error {
 		return inputErrorf("name: at most %d bytes of printable UTF-8", maxNameLen)
 	}
 	return nil
-}
-
-// ValidIdentifier is the shape of plan and network names: 1 to 64
-// lowercase letters, digits, - and _.
-func ValidIdentifier(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }

@@ -127,7 +127,7 @@ func TestFilterBelongsToItsKey(t *testing.T) {
 	c := testChain(t)
 	s := servicetest.Start(t, func() config.Config { cfg := servicetest.Config(t); cfg.Upstream = c.url; return cfg }())
 	owner := s.URL() + "/v3/" + s.GeneratedKey
-	other := newKey(t, s, keys.PlanTeam)
+	other := newKey(t, s, config.PlanTeam)
 	ids := map[string]string{
 		"log":        newFilterID(t, owner, "eth_newFilter", filter(hexn(c.spread[0]), hexn(c.spread[0]), nil)),
 		"block":      newFilterID(t, owner, "eth_newBlockFilter", `[]`),

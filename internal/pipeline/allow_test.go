@@ -10,8 +10,10 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -30,12 +32,12 @@ func contractKey(t *testing.T) *keys.Key {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	m := &keys.Manager{Store: store, Plans: keys.DefaultPlans()}
-	c, err := m.Create(ctx, keys.CreateParams{Plan: keys.PlanTeam, Settings: keys.Patch{AllowedContracts: &[]string{allowed}}})
+	m := &keys.Manager{Store: store, Plans: keyconfig.Defaults()}
+	c, err := m.Create(ctx, keys.CreateParams{Plan: config.PlanTeam, Settings: keys.Patch{AllowedContracts: &[]string{allowed}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := keys.NewCache(ctx, store, keys.DefaultPlans(), keys.PlanTeam, nil, keys.CacheOptions{})
+	cache, err := keys.NewCache(ctx, store, keyconfig.Defaults(), config.PlanTeam, nil, keys.CacheOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

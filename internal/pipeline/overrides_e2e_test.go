@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/servicetest"
 )
@@ -53,7 +54,7 @@ func TestOverridesRefusedWithContractAllowlist(t *testing.T) {
 	s := servicetest.Start(t, servicetest.Config(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	created, err := s.KeyManager.Create(ctx, keys.CreateParams{Plan: keys.PlanTeam, Settings: keys.Patch{AllowedContracts: &[]string{a}}})
+	created, err := s.KeyManager.Create(ctx, keys.CreateParams{Plan: config.PlanTeam, Settings: keys.Patch{AllowedContracts: &[]string{a}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -58,11 +57,11 @@ func BenchmarkMeter(b *testing.B) {
 				b.Fatal(err)
 			}
 			key, _ := cache.Lookup(keyA)
-			n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+			n := ratelimit.Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 			ok := &jsonrpc.Response{}
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
-				calls := []*pipeline.Call{{Req: jsonrpc.Request{Method: "eth_chainId"}, Network: n}}
+				calls := []ratelimit.Call{{Method: "eth_chainId"}}
 				answers := []*jsonrpc.Response{ok}
 				for pb.Next() {
 					if e := m.Admit(context.Background(), key, n, calls, 0); e != nil {
@@ -89,7 +88,7 @@ func BenchmarkHTTP(b *testing.B) {
 			cfg := config.Ephemeral(b.TempDir())
 			cfg.NoStarknet = true
 			cfg.APIKeys = []string{keyA}
-			cfg.Plans = map[string]config.Plan{keys.PlanTeam: {RatePerSecond: be.rate}}
+			cfg.Plans = map[string]config.Plan{config.PlanTeam: {RatePerSecond: be.rate}}
 			if be.redis {
 				c := redistest.Require(b)
 				cfg.RateLimit.RedisURL = "redis://" + redistest.Addr() + "/0"

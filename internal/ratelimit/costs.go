@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 )
 
 // Costs prices calls in credits: the configuration's table (credits:)
@@ -23,13 +22,14 @@ func NewCosts(configured map[string]int) *Costs {
 	return c
 }
 
-// Of is the cost of one call of method on network n.
-func (c *Costs) Of(n *pipeline.Network, method string) int64 {
+// Of is the cost of one call of method on a network whose method table is
+// table (nil: none).
+func (c *Costs) Of(table *methods.Table, method string) int64 {
 	if v, ok := c.configured[method]; ok {
 		return v
 	}
-	if n != nil && n.Methods != nil {
-		if r, err := n.Methods.Lookup(method); err == nil && r.Credits > 0 {
+	if table != nil {
+		if r, err := table.Lookup(method); err == nil && r.Credits > 0 {
 			return int64(r.Credits)
 		}
 	}
@@ -52,14 +52,11 @@ func (c *Costs) Notification() int64 {
 	return DefaultNotificationCredits
 }
 
-// Cheapest is what the cheapest method of network n costs, and at least
-// one credit: the price of a batch entry that is not a valid request, so
-// that a body of junk entries is rate limited like as many calls.
-func (c *Costs) Cheapest(n *pipeline.Network) int64 {
-	var table *methods.Table
-	if n != nil {
-		table = n.Methods
-	}
+// Cheapest is what the cheapest method of a network whose method table is
+// table (nil: none) costs, and at least one credit: the price of a batch
+// entry that is not a valid request, so that a body of junk entries is
+// rate limited like as many calls.
+func (c *Costs) Cheapest(table *methods.Table) int64 {
 	if v, ok := c.cheapest.Load(table); ok {
 		return v.(int64)
 	}

@@ -7,7 +7,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -15,20 +14,20 @@ import (
 // in nodegate_ratelimit_decisions_total, admitted (a key without limits
 // too) or refused by the rate or the daily credits.
 func TestDecisionsOneSeries(t *testing.T) {
-	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 	lim, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := &Meter{Limiter: lim, Costs: NewCosts(nil)}
 	ctx := context.Background()
-	m.Admit(ctx, keyOn(t, 0, 0), n, calls(n, "eth_call"), 0)  // unlimited: admitted
-	m.Admit(ctx, keyOn(t, 80, 0), n, calls(n, "eth_call"), 0) // 80 of 80/s: admitted
-	m.Admit(ctx, keyOn(t, 80, 0), n, calls(n, "eth_call"), 0) // rate
+	m.Admit(ctx, keyOn(t, 0, 0), n, calls("eth_call"), 0)  // unlimited: admitted
+	m.Admit(ctx, keyOn(t, 80, 0), n, calls("eth_call"), 0) // 80 of 80/s: admitted
+	m.Admit(ctx, keyOn(t, 80, 0), n, calls("eth_call"), 0) // rate
 	lim2, _ := New(Options{})
 	m2 := &Meter{Limiter: lim2, Costs: NewCosts(nil)}
-	m2.Admit(ctx, keyOn(t, 0, 80), n, calls(n, "eth_call"), 0)
-	m2.Admit(ctx, keyOn(t, 0, 80), n, calls(n, "eth_call"), 0) // daily
+	m2.Admit(ctx, keyOn(t, 0, 80), n, calls("eth_call"), 0)
+	m2.Admit(ctx, keyOn(t, 0, 80), n, calls("eth_call"), 0) // daily
 	cases := []struct {
 		name, decision string
 		lim            *Limiter

@@ -9,7 +9,8 @@
 // Limiter that picks between them (the rule for giving Redis up:
 // failures.go; what every switch carries over so that none hands out a
 // fresh bucket: carry.go), the Meter that the ingress calls once
-// per HTTP request (cost of the whole request, the 429 answer, usage, the
+// per HTTP request through its adapter ingress.RateMeter (cost of the
+// whole request, the 429 answer, usage, the
 // one series of rate-limit decisions; answers are classified for usage by
 // telemetry.Classify, the one classifier), the
 // Notes that charge WebSocket notifications in aggregate (reserved in
@@ -17,5 +18,8 @@
 // aggregator that flushes to the key store.
 //
 // It must not parse requests, choose networks or answer calls: the ingress
-// hands it parsed calls, and the key store keeps what it flushes.
+// hands it each request's network and calls as plain values (Network,
+// Call: meter.go), and the key store keeps what it flushes. It imports
+// neither the pipeline, the ingress nor the configuration
+// (TestImportsNoCaller).
 package ratelimit

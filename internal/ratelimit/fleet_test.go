@@ -32,7 +32,7 @@ func fleetConfig(t *testing.T, redisAddr, prefix string, rate float64, daily int
 	cfg := config.Ephemeral(t.TempDir())
 	cfg.NoStarknet = true
 	cfg.APIKeys = []string{keyA, keyB}
-	cfg.Plans = map[string]config.Plan{keys.PlanTeam: {RatePerSecond: rate, DailyCredits: daily}}
+	cfg.Plans = map[string]config.Plan{config.PlanTeam: {RatePerSecond: rate, DailyCredits: daily}}
 	cfg.Admin.Token = adminToken
 	if redisAddr != "" {
 		// A generous Redis timeout: on a busy machine a slow round trip must

@@ -5,13 +5,12 @@ import (
 	"testing"
 
 	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 )
 
 // TestCheapest: an invalid entry costs the network's cheapest method,
 // with the configured credits applied, and never nothing.
 func TestCheapest(t *testing.T) {
-	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 	cases := []struct {
 		name       string
 		configured map[string]int
@@ -24,7 +23,7 @@ func TestCheapest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := NewCosts(tc.configured).Cheapest(n); got != tc.want {
+			if got := NewCosts(tc.configured).Cheapest(n.Methods); got != tc.want {
 				t.Fatalf("cheapest %d, want %d", got, tc.want)
 			}
 		})
@@ -34,7 +33,7 @@ func TestCheapest(t *testing.T) {
 // TestInvalidEntriesAreCharged: a request made only of invalid entries
 // spends credits, so that repeating it hits the rate limit.
 func TestInvalidEntriesAreCharged(t *testing.T) {
-	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 	lim, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -77,7 +78,7 @@ func TestMadeUpMethodsDoNotGrowUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	rows, err := (&keys.Manager{Store: store, Plans: keys.DefaultPlans()}).Usage(context.Background(), created.ID, 1)
+	rows, err := (&keys.Manager{Store: store, Plans: keyconfig.Defaults()}).Usage(context.Background(), created.ID, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -36,6 +35,22 @@ type cachedDay struct {
 	s       string
 }
 
+// Network is what the meter knows of a request's network: the name its
+// usage records and decisions carry, and the method table that prices its
+// calls (nil: none). The meter takes plain values so that it needs neither
+// the pipeline nor the ingress (the ingress's adapter: ingress.RateMeter).
+type Network struct {
+	Name    string
+	Methods *methods.Table
+}
+
+// Call is what the meter knows of one call: its method, and the credits
+// Admit priced it at (which Record counts).
+type Call struct {
+	Method  string
+	Credits int64
+}
+
 // Method names of usage records that are not a call's method: entries of
 // a batch that were not valid requests, and method names no node knew
 // (kept apart so that made-up names cannot grow the records without bound).
@@ -55,13 +70,14 @@ const (
 // invalid entries (the cheapest method's credits each: a request of junk
 // is not free), and spends the sum for key. A refusal is the whole
 // request's answer (HTTP 429, id null).
-func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error {
+func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Call, invalid int) *jsonrpc.Error {
 	var total int64
-	for _, c := range calls {
-		c.Credits = m.Costs.Of(n, c.Req.Method)
+	for i := range calls {
+		c := &calls[i]
+		c.Credits = m.Costs.Of(n.Methods, c.Method)
 		total += c.Credits
 	}
-	total += int64(invalid) * m.Costs.Cheapest(n)
+	total += int64(invalid) * m.Costs.Cheapest(n.Methods)
 	if key == nil || total == 0 {
 		m.decided(n, OK)
 		return nil
@@ -90,7 +106,7 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, c
 
 // decided counts a request's decision in the one series of rate-limit
 // decisions (admitted, or refused by the rate or the daily credits).
-func (m *Meter) decided(n *pipeline.Network, o Outcome) {
+func (m *Meter) decided(n Network, o Outcome) {
 	decision := "admitted"
 	switch o {
 	case RateExceeded:
@@ -130,7 +146,7 @@ func refusal(d Decision, lim Limits) *jsonrpc.Error {
 }
 
 // Record counts a served request's calls and its invalid entries.
-func (m *Meter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int) {
+func (m *Meter) Record(key *keys.Key, n Network, calls []Call, answers []*jsonrpc.Response, invalid int) {
 	if m.Usage == nil || key == nil {
 		return
 	}
@@ -143,7 +159,7 @@ func (m *Meter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Cal
 		m.Usage.Add(day, key.ID, n.Name, usageMethod(c, resp), c.Credits, errorKind(resp))
 	}
 	if invalid > 0 {
-		cheapest := m.Costs.Cheapest(n)
+		cheapest := m.Costs.Cheapest(n.Methods)
 		for range invalid {
 			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, cheapest, keys.UsageErrors{Invalid: 1})
 		}
@@ -151,14 +167,10 @@ func (m *Meter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Cal
 }
 
 // Notifications opens the account key's subscription notifications on
-// n are charged to (Notes); nil when nothing is charged.
-func (m *Meter) Notifications(ctx context.Context, key *keys.Key, n *pipeline.Network) *NoteAccount {
+// network are charged to (Notes); nil when nothing is charged.
+func (m *Meter) Notifications(ctx context.Context, key *keys.Key, network string) *NoteAccount {
 	if m.Notes == nil || key == nil {
 		return nil
-	}
-	network := ""
-	if n != nil {
-		network = n.Name
 	}
 	return m.Notes.Open(ctx, key, network, m.Costs.Notification())
 }
@@ -170,11 +182,11 @@ const DailyCloseReason = "daily request count exceeded, request rate limited"
 // usageMethod is the method a call is counted under: methods.Label of its
 // name (refused calls included), and MethodUnknown for a name the network
 // does not serve.
-func usageMethod(c *pipeline.Call, resp *jsonrpc.Response) string {
+func usageMethod(c Call, resp *jsonrpc.Response) string {
 	if resp != nil && resp.Err != nil && resp.Err.Code == jsonrpc.CodeMethodNotFound {
 		return MethodUnknown
 	}
-	return methods.Label(c.Req.Method)
+	return methods.Label(c.Method)
 }
 
 // errorKind is an answer's error kind in the usage records: the outcome

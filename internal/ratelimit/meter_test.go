@@ -11,7 +11,6 @@ import (
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
-	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -29,16 +28,16 @@ func keyOn(t *testing.T, rate float64, daily int64) *keys.Key {
 	return k
 }
 
-func calls(n *pipeline.Network, ms ...string) []*pipeline.Call {
-	out := make([]*pipeline.Call, len(ms))
+func calls(ms ...string) []Call {
+	out := make([]Call, len(ms))
 	for i, m := range ms {
-		out[i] = &pipeline.Call{Req: jsonrpc.Request{Method: m}, Network: n}
+		out[i] = Call{Method: m}
 	}
 	return out
 }
 
 func TestMeterPricesAndRefuses(t *testing.T) {
-	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 	costs := NewCosts(map[string]int{"eth_getLogs": 300, "eth_blockNumber": 0})
 	cases := []struct {
 		method string
@@ -49,7 +48,7 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.method, func(t *testing.T) {
-			if got := costs.Of(n, tc.method); got != tc.want {
+			if got := costs.Of(n.Methods, tc.method); got != tc.want {
 				t.Fatalf("cost %d, want %d", got, tc.want)
 			}
 		})
@@ -60,14 +59,14 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	}
 	m := &Meter{Limiter: lim, Costs: NewCosts(nil)}
 	k := keyOn(t, 100, 0)
-	batch := calls(n, "eth_call", "eth_chainId", "eth_chainId") // 90 credits
+	batch := calls("eth_call", "eth_chainId", "eth_chainId") // 90 credits
 	if e := m.Admit(context.Background(), k, n, batch, 0); e != nil {
 		t.Fatalf("first batch refused: %v", e)
 	}
 	if batch[0].Credits != 80 || batch[1].Credits != 5 {
 		t.Fatalf("credits not set on calls: %d %d", batch[0].Credits, batch[1].Credits)
 	}
-	e := m.Admit(context.Background(), k, n, calls(n, "eth_call"), 0)
+	e := m.Admit(context.Background(), k, n, calls("eth_call"), 0)
 	if e == nil {
 		t.Fatal("over the rate: admitted")
 	}
@@ -86,10 +85,10 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	daily := keyOn(t, 0, 100)
 	lim2, _ := New(Options{}) // the same config key: a fresh budget
 	m2 := &Meter{Limiter: lim2, Costs: NewCosts(nil)}
-	if e := m2.Admit(context.Background(), daily, n, calls(n, "eth_call"), 0); e != nil {
+	if e := m2.Admit(context.Background(), daily, n, calls("eth_call"), 0); e != nil {
 		t.Fatal(e)
 	}
-	e = m2.Admit(context.Background(), daily, n, calls(n, "eth_call"), 0)
+	e = m2.Admit(context.Background(), daily, n, calls("eth_call"), 0)
 	if e == nil || e.Status != 429 || e.Message != "daily request count exceeded, request rate limited" || e.Header.Get("Retry-After") == "" {
 		t.Fatalf("daily refusal = %+v", e)
 	}
@@ -117,11 +116,11 @@ func TestUsageCountsAndSurvivesFailedFlush(t *testing.T) {
 	}
 	defer store.Close()
 	u := NewUsage(&flaky{fails: 1, UsageSink: store}, time.Hour)
-	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 	lim, _ := New(Options{})
 	m := &Meter{Limiter: lim, Costs: NewCosts(nil), Usage: u, now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }}
 	k := keyOn(t, 0, 0)
-	cs := calls(n, "eth_call", "eth_call", "eth_nope", "eth_getLogs")
+	cs := calls("eth_call", "eth_call", "eth_nope", "eth_getLogs")
 	if e := m.Admit(ctx, k, n, cs, 0); e != nil {
 		t.Fatal(e)
 	}

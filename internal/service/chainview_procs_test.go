@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -85,7 +84,7 @@ func runChainView(t *testing.T, run chainViewRun) {
 	cfg.DataDir = t.TempDir()
 	key := strings.Repeat("ef", 16)
 	cfg.APIKeys = []string{key}
-	cfg.Plans[keys.PlanTeam] = config.Plan{} // the load is the test's: no rate limits
+	cfg.Plans[config.PlanTeam] = config.Plan{} // the load is the test's: no rate limits
 	cfg.Networks = []config.Network{{
 		Name: "mainnet", Family: "evm",
 		Upstreams: []config.Upstream{{Name: "a", URL: a.wsURL()}, {Name: "b", URL: b.wsURL()}},

@@ -3,5 +3,9 @@
 // and the stages of its family, with what they hold: network.go), the
 // pipeline and the listeners. The binary and the end-to-end tests start nodegate through it.
 //
-// It wires parts together; the behaviour lives in the parts.
+// It wires parts together; the behaviour lives in the parts. The mappings
+// from the configuration (a leaf: config imports no domain package) onto
+// the parts' own types live here: limits.go for the method limits, the
+// package keyconfig for the key plans and store (a package of its own
+// because the CLI's store code needs it too).
 package service

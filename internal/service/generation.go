@@ -39,7 +39,7 @@ func (s *Service) newGeneration(cfg config.Config, networks []*pipeline.Network)
 	g := &generation{cfg: cfg, networks: networks}
 	var metering ingress.Metering
 	if s.Limiter != nil {
-		metering = &ratelimit.Meter{Limiter: s.Limiter, Costs: ratelimit.NewCosts(cfg.Credits), Usage: s.Usage, Notes: s.Notes}
+		metering = ingress.RateMeter{Meter: &ratelimit.Meter{Limiter: s.Limiter, Costs: ratelimit.NewCosts(cfg.Credits), Usage: s.Usage, Notes: s.Notes}}
 	}
 	p := pipeline.Build(pipeline.Options{Observer: s.observer})
 	for _, r := range routers(cfg, networks) {

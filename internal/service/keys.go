@@ -6,17 +6,19 @@ import (
 	"log/slog"
 
 	"github.com/nodegate/nodegate/internal/admin"
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 )
 
 // startKeys opens the key store and starts the in-memory cache that serves
 // lookups.
 func (s *Service) startKeys(ctx context.Context) error {
-	store, err := keys.OpenStore(ctx, s.Config.KeyStore())
+	store, err := keys.OpenStore(ctx, keyconfig.Store(&s.Config))
 	if err != nil {
 		return err
 	}
-	plans := s.Config.KeyPlans()
+	plans := keyconfig.Plans(&s.Config)
 	// The configuration's plans are the seed of the store's, which every
 	// replica grants (keys/plans_store.go).
 	if _, err := store.PublishPlans(ctx, plans); err != nil {
@@ -25,7 +27,7 @@ func (s *Service) startKeys(ctx context.Context) error {
 	}
 	s.KeyStore = store
 	s.KeyManager = &keys.Manager{Store: store, Plans: plans}
-	cache, err := keys.NewCache(ctx, store, plans, keys.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh})
+	cache, err := keys.NewCache(ctx, store, plans, config.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh})
 	if err != nil {
 		store.Close()
 		return err
@@ -46,7 +48,7 @@ func (s *Service) startFirstKey(ctx context.Context) error {
 	if len(s.Config.APIKeys) > 0 {
 		return nil
 	}
-	c, created, err := s.KeyManager.EnsureDefault(ctx, keys.PlanTeam, "default", s.announceKey)
+	c, created, err := s.KeyManager.EnsureDefault(ctx, config.PlanTeam, "default", s.announceKey)
 	if err != nil {
 		return fmt.Errorf("key store %s: %w", s.KeyStore.Describe(), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -122,7 +123,7 @@ func servesEmbedded(nc config.Network) bool {
 // embedded node's own limit, under which each plan's applies.
 func (s *Service) longestCallTimeout() time.Duration {
 	var longest time.Duration
-	for _, p := range s.Config.KeyPlans() {
+	for _, p := range keyconfig.Plans(&s.Config) {
 		longest = max(longest, p.ExecutionTimeout())
 	}
 	return longest

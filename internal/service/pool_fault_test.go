@@ -169,8 +169,8 @@ func TestPoolFaults(t *testing.T) {
 	cfg.APIKeys = []string{teamKey}
 	// The load is far above the plans' rates: this test is about the pool,
 	// so rate and daily limits are lifted (plan tiers still decide failover).
-	cfg.Plans[keys.PlanCore] = config.Plan{}
-	cfg.Plans[keys.PlanTeam] = config.Plan{Failover: true}
+	cfg.Plans[config.PlanCore] = config.Plan{}
+	cfg.Plans[config.PlanTeam] = config.Plan{Failover: true}
 	cfg.Networks = []config.Network{{
 		Name: "mainnet", Family: "evm",
 		Upstreams: []config.Upstream{{Name: "a", URL: a.url()}, {Name: "b", URL: b.url()}, {Name: "c-lagging", URL: c.url()}},
@@ -184,7 +184,7 @@ func TestPoolFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close(context.Background())
-	created, err := svc.KeyManager.Create(ctx, keys.CreateParams{Name: "core-app", Plan: keys.PlanCore})
+	created, err := svc.KeyManager.Create(ctx, keys.CreateParams{Name: "core-app", Plan: config.PlanCore})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/subs"
 )
 
@@ -65,16 +65,16 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 	}
 	if !reflect.DeepEqual(cur.cfg.Plans, next.Plans) {
 		// The store's plans change for every replica (keys/plans_store.go).
-		if _, err := s.KeyStore.PublishPlans(ctx, next.KeyPlans()); err != nil {
+		if _, err := s.KeyStore.PublishPlans(ctx, keyconfig.Plans(&next)); err != nil {
 			s.retire(fresh)
 			return err
 		}
-		if err := s.Keys.SetPlans(ctx, next.KeyPlans(), keys.PlanTeam); err != nil {
+		if err := s.Keys.SetPlans(ctx, keyconfig.Plans(&next), config.PlanTeam); err != nil {
 			s.retire(fresh)
 			return err
 		}
 		if s.KeyManager != nil {
-			s.KeyManager.SetPlans(next.KeyPlans()) // the admin API creates keys on the new plans
+			s.KeyManager.SetPlans(keyconfig.Plans(&next)) // the admin API creates keys on the new plans
 		}
 	}
 	s.publish(s.newGeneration(next, networks))

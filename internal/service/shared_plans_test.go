@@ -29,7 +29,7 @@ func TestPlansSharedByReplicas(t *testing.T) {
 	bcfg := base()
 	b := start(t, bcfg)
 	ctx := context.Background()
-	c, err := a.KeyManager.Create(ctx, keys.CreateParams{Name: "shared", Plan: keys.PlanCore})
+	c, err := a.KeyManager.Create(ctx, keys.CreateParams{Name: "shared", Plan: config.PlanCore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +49,14 @@ func TestPlansSharedByReplicas(t *testing.T) {
 	for n, p := range bcfg.Plans {
 		next.Plans[n] = p
 	}
-	core := next.Plans[keys.PlanCore]
+	core := next.Plans[config.PlanCore]
 	core.DailyCredits = 1234
-	next.Plans[keys.PlanCore] = core
+	next.Plans[config.PlanCore] = core
 	if err := b.Reload(ctx, next); err != nil {
 		t.Fatal(err)
 	}
 	testenv.WaitFor(t, 30*time.Second, "the other replica grants the reloaded plan", func() bool { return grants(a) == 1234 })
-	if got := a.KeyManager.CurrentPlans()[keys.PlanCore].DailyCredits; got != 1234 {
+	if got := a.KeyManager.CurrentPlans()[config.PlanCore].DailyCredits; got != 1234 {
 		t.Errorf("the other replica's key management checks plans with daily credits %d, want the store's 1234", got)
 	}
 	if grants(b) != 1234 {

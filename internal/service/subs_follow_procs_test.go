@@ -17,7 +17,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -199,7 +198,7 @@ func TestSubscriptionsFollowThePool(t *testing.T) {
 	cfg.DataDir = t.TempDir()
 	key := strings.Repeat("cd", 16)
 	cfg.APIKeys = []string{key}
-	cfg.Plans[keys.PlanTeam] = config.Plan{Failover: true}
+	cfg.Plans[config.PlanTeam] = config.Plan{Failover: true}
 	cfg.Networks = []config.Network{{
 		Name: "mainnet", Family: "evm", Upstreams: ups,
 		Pool: config.Pool{AttemptTimeout: 3 * time.Second, HeadInterval: 100 * time.Millisecond, ProbeInterval: 50 * time.Millisecond, RetryBudget: 5 * time.Second},

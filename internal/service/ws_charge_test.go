@@ -40,7 +40,7 @@ func TestNotificationChargesMatchDeliveries(t *testing.T) {
 				t.Fatal("the limiter is not on Redis")
 			}
 			ctx := context.Background()
-			created, err := s.KeyManager.Create(ctx, keys.CreateParams{Name: "charges", Plan: keys.PlanTeam, Settings: keys.Patch{DailyCredits: &daily}})
+			created, err := s.KeyManager.Create(ctx, keys.CreateParams{Name: "charges", Plan: config.PlanTeam, Settings: keys.Patch{DailyCredits: &daily}})
 			if err != nil {
 				t.Fatal(err)
 			}

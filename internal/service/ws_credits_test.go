@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
 )
 
@@ -18,7 +19,7 @@ func TestWebSocketNotificationsSpendDailyCredits(t *testing.T) {
 	s := start(t, nil)
 	ctx := context.Background()
 	daily := int64(5 + 3*10) // the subscribe call (5) and three notifications (10 each)
-	created, err := s.KeyManager.Create(ctx, keys.CreateParams{Name: "ws-credits", Plan: keys.PlanTeam, Settings: keys.Patch{DailyCredits: &daily}})
+	created, err := s.KeyManager.Create(ctx, keys.CreateParams{Name: "ws-credits", Plan: config.PlanTeam, Settings: keys.Patch{DailyCredits: &daily}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/starknet/devnet"
 	"github.com/nodegate/nodegate/internal/testenv"
@@ -37,7 +39,7 @@ func serveNetwork(t *testing.T, n *pipeline.Network) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	ks, err := keys.NewCache(ctx, store, keys.DefaultPlans(), keys.PlanTeam, []string{testKey}, keys.CacheOptions{})
+	ks, err := keys.NewCache(ctx, store, keyconfig.Defaults(), config.PlanTeam, []string{testKey}, keys.CacheOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

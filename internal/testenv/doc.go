@@ -8,7 +8,8 @@
 // (proxy.go) stands between a test and a server it shares with other tests
 // (Redis, PostgreSQL) to cut it or make it slow for this test alone. NPMCI
 // (npm.go) installs the npm packages a test drives from a committed lock
-// file.
+// file. Imports (imports.go) lists a package's imports, for the tests that
+// hold a package to its doc.go's rule on what it may depend on.
 //
 // It is for tests only; nothing in the binary imports it.
 package testenv

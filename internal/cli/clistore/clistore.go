@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/service/keyconfig"
 )
 
 // ParseInterspersed parses flags that may come after positional arguments
@@ -57,11 +58,11 @@ func Open(ctx context.Context, configPath, dataDir, databaseURL string) (*Store,
 	if err := cfg.Validate(); err != nil {
 		return nil, 2, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	st, err := keys.OpenStore(ctx, cfg.KeyStore())
+	st, err := keys.OpenStore(ctx, keyconfig.Store(&cfg))
 	if err != nil {
 		return nil, 1, err
 	}
-	plans, err := keys.PlansInForce(ctx, st, cfg.KeyPlans())
+	plans, err := keys.PlansInForce(ctx, st, keyconfig.Plans(&cfg))
 	if err != nil {
 		st.Close()
 		return nil, 1, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/ident"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
 )
@@ -46,7 +47,7 @@ func TestKeysLifecycle(t *testing.T) {
 			var c struct {
 				ID, Key, Name, Plan, Status string
 			}
-			if err := json.Unmarshal([]byte(out), &c); err != nil || !keys.Valid(c.Key) || c.ID != keys.IDOf(keys.HashOf(c.Key)) || c.Plan != "team" || c.Status != "active" || c.Name != "app" {
+			if err := json.Unmarshal([]byte(out), &c); err != nil || !ident.ValidKey(c.Key) || c.ID != keys.IDOf(keys.HashOf(c.Key)) || c.Plan != "team" || c.Status != "active" || c.Name != "app" {
 				t.Fatalf("create output %s: %v", out, err)
 			}
 			// Flags after the id work too.

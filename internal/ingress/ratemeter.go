@@ -1,0 +1,60 @@
+package ingress
+
+import (
+	"context"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// RateMeter is the Metering of the rate limits: it hands a
+// ratelimit.Meter each call's method and the network's name and method
+// table as plain values (ratelimit does not import the pipeline), and
+// copies the credits the meter priced back onto the calls.
+type RateMeter struct {
+	Meter *ratelimit.Meter
+}
+
+// meterBatch is how many calls a request may have before their copies for
+// the meter are allocated rather than kept on the stack.
+const meterBatch = 8
+
+// Admit prices and admits calls (Metering).
+func (r RateMeter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error {
+	var buf [meterBatch]ratelimit.Call
+	priced := meterCalls(buf[:0], calls)
+	refused := r.Meter.Admit(ctx, key, meterNetwork(n), priced, invalid)
+	for i, c := range calls {
+		c.Credits = priced[i].Credits
+	}
+	return refused
+}
+
+// Record counts the answered calls (Metering).
+func (r RateMeter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int) {
+	var buf [meterBatch]ratelimit.Call
+	r.Meter.Record(key, meterNetwork(n), meterCalls(buf[:0], calls), answers, invalid)
+}
+
+// Notifications opens the account notifications are charged to (Metering).
+func (r RateMeter) Notifications(ctx context.Context, key *keys.Key, n *pipeline.Network) *ratelimit.NoteAccount {
+	return r.Meter.Notifications(ctx, key, meterNetwork(n).Name)
+}
+
+// meterNetwork is the meter's view of n (the zero Network for none).
+func meterNetwork(n *pipeline.Network) ratelimit.Network {
+	if n == nil {
+		return ratelimit.Network{}
+	}
+	return ratelimit.Network{Name: n.Name, Methods: n.Methods}
+}
+
+// meterCalls appends the meter's view of calls to dst.
+func meterCalls(dst []ratelimit.Call, calls []*pipeline.Call) []ratelimit.Call {
+	for _, c := range calls {
+		dst = append(dst, ratelimit.Call{Method: c.Req.Method, Credits: c.Credits})
+	}
+	return dst
+}

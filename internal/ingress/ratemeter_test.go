@@ -1,0 +1,84 @@
+package ingress
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/ratelimit"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// TestRateMeterPricesPipelineCalls: the adapter hands the meter plain
+// values and the credits it priced reach the pipeline's calls, for a
+// request of one call and for a batch longer than the copies kept on the
+// stack; a refusal is the meter's.
+func TestRateMeterPricesPipelineCalls(t *testing.T) {
+	const key = "0123456789abcdef0123456789abcdef"
+	plans := map[string]keys.Plan{"p": {Name: "p", RatePerSecond: 1000}}
+	cache, err := keys.NewCache(context.Background(), nil, plans, "p", []string{key}, keys.CacheOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := cache.Lookup(key)
+	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	callsOf := func(ms ...string) []*pipeline.Call {
+		out := make([]*pipeline.Call, len(ms))
+		for i, m := range ms {
+			out[i] = &pipeline.Call{Req: jsonrpc.Request{Method: m}, Network: n}
+		}
+		return out
+	}
+	batch := make([]string, 0, 2*meterBatch)
+	for range meterBatch {
+		batch = append(batch, "eth_chainId", "eth_call")
+	}
+	cases := []struct {
+		name        string
+		methods     []string
+		wantCredits []int64
+	}{
+		{"one call", []string{"eth_call"}, []int64{80}},
+		{"batch beyond the stack copies", batch, nil},
+	}
+	lim, err := ratelimit.New(ratelimit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := RateMeter{Meter: &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil)}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := callsOf(tc.methods...)
+			if e := m.Admit(context.Background(), k, n, calls, 0); e != nil {
+				t.Fatalf("refused: %v", e)
+			}
+			for i, c := range calls {
+				want := int64(5)
+				if tc.wantCredits != nil {
+					want = tc.wantCredits[i]
+				} else if c.Req.Method == "eth_call" {
+					want = 80
+				}
+				if c.Credits != want {
+					t.Fatalf("call %d (%s): %d credits, want %d", i, c.Req.Method, c.Credits, want)
+				}
+			}
+		})
+	}
+	// 13 eth_call (1,040 credits) are over a second's worth of 1,000/s
+	// however long the cases above took.
+	over := make([]string, 13)
+	for i := range over {
+		over[i] = "eth_call"
+	}
+	e := m.Admit(context.Background(), k, n, callsOf(over...), 0)
+	if e == nil || e.Status != http.StatusTooManyRequests {
+		t.Fatalf("over the rate: %+v", e)
+	}
+	if a := m.Notifications(context.Background(), k, nil); a != nil {
+		t.Fatal("notifications charged without Notes")
+	}
+}

@@ -8,8 +8,9 @@ type Connections struct {
 	// MaxPerListener bounds one client listener's open connections (0: only
 	// the process's descriptor budget, below).
 	MaxPerListener int `yaml:"max_per_listener"`
-	// MaxPerIP bounds one client address's open connections on a listener
-	// (0: DefaultMaxConnectionsPerIP; -1: no bound).
+	// MaxPerIP bounds one client address's connections on a listener that
+	// have not shown a valid key (0: DefaultMaxConnectionsPerIP; -1: no
+	// bound); a connection that has is bounded by its key's plan.
 	MaxPerIP int `yaml:"max_per_ip"`
 	// KeylessIdleTimeout closes a connection idle that long before a
 	// request on it has shown a valid key (0: DefaultKeylessIdleTimeout);

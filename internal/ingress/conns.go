@@ -18,7 +18,8 @@ type ConnLimits struct {
 	// the shared budget).
 	MaxPerListener int
 	// MaxPerIP bounds one client address's open connections on a listener
-	// (0: none).
+	// that have not shown a valid key (0: none): a connection that has is
+	// bounded by its key's plan instead (markKeySeen gives its place back).
 	MaxPerIP int
 }
 
@@ -67,7 +68,9 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 			_ = c.Close()
 			continue
 		}
-		return &limitedConn{Conn: c, l: l, ip: ip}, nil
+		lc := &limitedConn{Conn: c, l: l, ip: ip}
+		lc.countedIP.Store(true)
+		return lc, nil
 	}
 }
 
@@ -90,17 +93,33 @@ func (l *limitedListener) take(ip netip.Addr) bool {
 	return true
 }
 
-func (l *limitedListener) give(ip netip.Addr) {
+// give returns a closed connection's places; its address's only when it
+// still held it (countedIP).
+func (l *limitedListener) give(ip netip.Addr, countedIP bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.open--
+	if countedIP {
+		l.giveIPLocked(ip)
+	}
+	if l.budget != nil {
+		l.budget.open.Add(-1)
+	}
+}
+
+// giveIP returns a connection's place among its address's: it showed a
+// valid key, and its key's plan bounds it from now on.
+func (l *limitedListener) giveIP(ip netip.Addr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.giveIPLocked(ip)
+}
+
+func (l *limitedListener) giveIPLocked(ip netip.Addr) {
 	if l.perIP[ip] <= 1 {
 		delete(l.perIP, ip)
 	} else {
 		l.perIP[ip]--
-	}
-	if l.budget != nil {
-		l.budget.open.Add(-1)
 	}
 }
 
@@ -112,18 +131,27 @@ func remoteIP(c net.Conn) netip.Addr {
 	return netip.Addr{}
 }
 
-// limitedConn gives its place back when it is closed (once).
+// limitedConn gives its places back when it is closed (once), and its
+// address's place as soon as it shows a valid key (keyed).
 type limitedConn struct {
 	net.Conn
-	l    *limitedListener
-	ip   netip.Addr
-	once sync.Once
+	l         *limitedListener
+	ip        netip.Addr
+	once      sync.Once
+	countedIP atomic.Bool // it holds a place among its address's
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { c.l.give(c.ip) })
+	c.once.Do(func() { c.l.give(c.ip, c.countedIP.Swap(false)) })
 	return err
+}
+
+// keyed gives the address's place back, once.
+func (c *limitedConn) keyed() {
+	if c.countedIP.Swap(false) {
+		c.l.giveIP(c.ip)
+	}
 }
 
 // ConnGuard closes connections that stay idle (nothing sent yet, or
@@ -156,10 +184,13 @@ type connMark struct {
 // ConnContext is the http.Server hook: the connection's mark rides in
 // every request's context.
 func (g *ConnGuard) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	if g == nil || g.idle <= 0 {
+	if g == nil {
 		return ctx
 	}
 	m := &connMark{conn: c}
+	if g.idle <= 0 { // no timer: the mark only gives the address's place back
+		return context.WithValue(ctx, connMarkKey{}, m)
+	}
 	g.mu.Lock()
 	g.conns[c] = m
 	g.mu.Unlock()
@@ -222,9 +253,18 @@ func (m *connMark) expire() {
 }
 
 // markKeySeen records that a request on the connection showed a valid key:
-// from now on it has the server's own idle timeout.
+// from now on it has the server's own idle timeout, and it no longer
+// counts against its address's bound (its key's plan bounds it).
 func markKeySeen(ctx context.Context) {
-	if m, ok := ctx.Value(connMarkKey{}).(*connMark); ok {
-		m.keySeen.Store(true)
+	m, ok := ctx.Value(connMarkKey{}).(*connMark)
+	if !ok || m.keySeen.Swap(true) {
+		return
+	}
+	c := m.conn
+	if t, ok := c.(interface{ NetConn() net.Conn }); ok { // TLS
+		c = t.NetConn()
+	}
+	if lc, ok := c.(*limitedConn); ok {
+		lc.keyed()
 	}
 }

@@ -102,3 +102,43 @@ func TestIdleWrongKeyConnections(t *testing.T) {
 		t.Fatal("test expects plain HTTP")
 	}
 }
+
+// TestKeyedConnectionsLeaveTheAddressBound: the per-address bound counts
+// connections that have not shown a valid key. Three times max_per_ip
+// connections from one address, each showing a valid key on its first
+// request, are all served and kept (their key's plan bounds them, as it
+// bounds WebSockets behind a balancer); keyless connections from the same
+// address are still bounded by max_per_ip beside them.
+func TestKeyedConnectionsLeaveTheAddressBound(t *testing.T) {
+	const perIP = 10
+	s := start(t, func(c *config.Config) {
+		c.Limits.Connections = config.Connections{MaxPerIP: perIP}
+	})
+	good := "/v3/" + s.GeneratedKey
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c, bufio.NewReader(c)
+	}
+	for i := range 3 * perIP {
+		c, br := dial()
+		if status, err := rawPost(c, br, good, testenv.RPCBody("eth_blockNumber", "[]")); err != nil || status != http.StatusOK {
+			t.Fatalf("keyed connection %d: %d %v (closed at accept: the address bound counted it)", i, status, err)
+		}
+	}
+	// Keyless connections beside them: max_per_ip are taken, the next is
+	// closed at accept.
+	for i := range perIP {
+		c, br := dial()
+		if status, err := rawPost(c, br, "/v3/0123456789abcdef0123456789abcdef", testenv.RPCBody("eth_blockNumber", "[]")); err != nil || status != http.StatusUnauthorized {
+			t.Fatalf("keyless connection %d: %d %v", i, status, err)
+		}
+	}
+	c, br := dial()
+	if _, err := rawPost(c, br, "/v3/0123456789abcdef0123456789abcdef", testenv.RPCBody("eth_blockNumber", "[]")); err == nil {
+		t.Fatal("a keyless connection over max_per_ip was served")
+	}
+}

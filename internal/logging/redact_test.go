@@ -27,8 +27,10 @@ func FuzzRedactURLs(f *testing.F) {
 	f.Add("err: ", "nodegate", "s3cret", " tail")
 	f.Add("", "", "pw", "")
 	f.Fuzz(func(t *testing.T, before, user, password, after string) {
+		// Inputs that do not make a URL with a password (or whose password
+		// is part of the mask) say nothing: they pass.
 		if password == "" || strings.ContainsAny(user, ":/@ \t\n\r\v\f\u0085\u00a0") || strings.ContainsAny(password, "@/ \t\n\r\v\f\u0085\u00a0") || strings.Contains("xxxxx", password) {
-			t.Skip()
+			return
 		}
 		in := before + "postgres://" + user + ":" + password + "@host/db" + after
 		out := RedactURLs(in)

@@ -13,7 +13,7 @@ func list(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	if err != nil {
 		return err
 	}
-	if inv.json {
+	if inv.common.JSON {
 		return inv.printJSON(map[string]any{"accounts": all})
 	}
 	tw := inv.table()
@@ -44,7 +44,7 @@ func show(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	if err != nil {
 		return err
 	}
-	if inv.json {
+	if inv.common.JSON {
 		return inv.printJSON(map[string]any{"account": x, "keys": ks, "requests": reqs})
 	}
 	fmt.Fprintf(inv.stdout, "id:          %s\nemail:       %s\nplan:        %s\nstatus:      %s\ncreated:     %s\nlast sign-in: %s\n",
@@ -70,7 +70,7 @@ func setStatus(st accounts.Status) func(context.Context, *invocation, *accounts.
 		if x, err = a.SetStatus(ctx, x.ID, st); err != nil {
 			return err
 		}
-		if inv.json {
+		if inv.common.JSON {
 			return inv.printJSON(x)
 		}
 		fmt.Fprintf(inv.stdout, "account %s (%s) is %s\n", x.ID, x.Email, x.Status)
@@ -86,7 +86,7 @@ func setPlan(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	if x, err = a.SetPlan(ctx, x.ID, inv.args[1]); err != nil {
 		return err
 	}
-	if inv.json {
+	if inv.common.JSON {
 		return inv.printJSON(x)
 	}
 	fmt.Fprintf(inv.stdout, "account %s (%s) and its keys are on plan %s\n", x.ID, x.Email, x.Plan)
@@ -101,7 +101,7 @@ func invite(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "nodegate accounts:", err)
 	}
-	if inv.json {
+	if inv.common.JSON {
 		return inv.printJSON(l)
 	}
 	fmt.Fprintf(inv.stdout, "invitation for %s (works once, until %s", l.Email, l.Until.Format(time.RFC3339))
@@ -121,7 +121,7 @@ func requests(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	if err != nil {
 		return err
 	}
-	if inv.json {
+	if inv.common.JSON {
 		return inv.printJSON(map[string]any{"requests": reqs})
 	}
 	tw := inv.table()
@@ -138,7 +138,7 @@ func decide(grant bool) func(context.Context, *invocation, *accounts.Service) er
 		if err != nil {
 			return err
 		}
-		if inv.json {
+		if inv.common.JSON {
 			return inv.printJSON(r)
 		}
 		fmt.Fprintf(inv.stdout, "request %s of %s is %s\n", r.ID, r.Email, r.Status)

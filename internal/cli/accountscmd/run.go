@@ -59,35 +59,22 @@ var commands = map[string]command{
 
 // invocation is one run: flags, arguments, outputs.
 type invocation struct {
-	stdout, stderr          io.Writer
-	configPath, dataDir, db string
-	json, all               bool
-	args                    []string
+	stdout, stderr io.Writer
+	common         clistore.Flags
+	all            bool
+	args           []string
 }
 
 // Run executes `nodegate accounts args...`: exit 0 done, 1 failure (store
 // unreachable, unknown account), 2 bad usage or refused input.
 func Run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd, ok := commands[args[0]]
+	fs, code, ok := clistore.Begin("accounts", usage, args, func(c string) bool { _, ok := commands[c]; return ok }, stderr)
 	if !ok {
-		fmt.Fprintf(stderr, "nodegate accounts: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		return code
 	}
+	cmd := commands[args[0]]
 	inv := &invocation{stdout: stdout, stderr: stderr}
-	fs := flag.NewFlagSet("accounts "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	fs.StringVar(&inv.configPath, "config", "", "YAML config `file` (the one nodegate serve uses)")
-	fs.StringVar(&inv.dataDir, "data-dir", "", "`dir` of the SQLite key store")
-	fs.StringVar(&inv.db, "database-url", "", "PostgreSQL `url` of the key store (overrides the config)")
-	fs.BoolVar(&inv.json, "json", false, "print JSON")
+	inv.common.Register(fs)
 	fs.BoolVar(&inv.all, "all", false, "requests: decided ones too")
 	pos, err := clistore.ParseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -112,7 +99,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 // open loads the configuration like `nodegate serve` does and opens the store.
 func (inv *invocation) open(ctx context.Context) (*accounts.Service, func(), int) {
-	st, code, err := clistore.Open(ctx, inv.configPath, inv.dataDir, inv.db)
+	st, code, err := inv.common.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "nodegate accounts:", err)
 		return nil, nil, code

@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
@@ -68,4 +69,46 @@ func Open(ctx context.Context, configPath, dataDir, databaseURL string) (*Store,
 		return nil, 1, err
 	}
 	return &Store{Config: cfg, Keys: st, Plans: plans}, 0, nil
+}
+
+// Flags are the flags every store command takes: where the store is, and
+// JSON output.
+type Flags struct {
+	ConfigPath, DataDir, DatabaseURL string
+	JSON                             bool
+}
+
+// Register adds the flags to fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.ConfigPath, "config", "", "YAML config `file` (the one nodegate serve uses)")
+	fs.StringVar(&f.DataDir, "data-dir", "", "`dir` of the SQLite key store (default: the config's, ./nodegate-data)")
+	fs.StringVar(&f.DatabaseURL, "database-url", "", "PostgreSQL `url` of the key store (overrides the config)")
+	fs.BoolVar(&f.JSON, "json", false, "print JSON")
+}
+
+// Open opens the store the flags name, as Open does.
+func (f *Flags) Open(ctx context.Context) (*Store, int, error) {
+	return Open(ctx, f.ConfigPath, f.DataDir, f.DatabaseURL)
+}
+
+// Begin does what every store command does before its own flags: usage
+// for help (exit 0) or no command (exit 2), a refusal of an unknown
+// command (exit 2), else the command's flag set. tool is "keys" or
+// "accounts"; ok is false when the run ends with code.
+func Begin(tool, usage string, args []string, known func(string) bool, stderr io.Writer) (fs *flag.FlagSet, code int, ok bool) {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return nil, 2, false
+		}
+		return nil, 0, false
+	}
+	if !known(args[0]) {
+		fmt.Fprintf(stderr, "nodegate %s: unknown command %q\n\n%s", tool, args[0], usage)
+		return nil, 2, false
+	}
+	fs = flag.NewFlagSet(tool+" "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	return fs, 0, true
 }

@@ -44,7 +44,7 @@ func create(ctx context.Context, inv *invocation, m *keys.Manager) error {
 	if err != nil {
 		return err
 	}
-	if inv.common.json {
+	if inv.common.JSON {
 		return printJSON(inv.stdout, created)
 	}
 	fmt.Fprintf(inv.stdout, "key:     %s\n", created.Key)
@@ -67,7 +67,7 @@ func list(ctx context.Context, inv *invocation, m *keys.Manager) error {
 			shown = append(shown, r)
 		}
 	}
-	if inv.common.json {
+	if inv.common.JSON {
 		return printJSON(inv.stdout, shown)
 	}
 	printTable(inv.stdout, shown)
@@ -79,7 +79,7 @@ func show(ctx context.Context, inv *invocation, m *keys.Manager) error {
 	if err != nil {
 		return err
 	}
-	if inv.common.json {
+	if inv.common.JSON {
 		return printJSON(inv.stdout, r)
 	}
 	printRecord(inv.stdout, &r)
@@ -95,7 +95,7 @@ func update(ctx context.Context, inv *invocation, m *keys.Manager) error {
 	if err != nil {
 		return err
 	}
-	if inv.common.json {
+	if inv.common.JSON {
 		return printJSON(inv.stdout, u)
 	}
 	if u.Secret != "" {
@@ -110,7 +110,7 @@ func revoke(ctx context.Context, inv *invocation, m *keys.Manager) error {
 	if err != nil {
 		return err
 	}
-	if inv.common.json {
+	if inv.common.JSON {
 		return printJSON(inv.stdout, r)
 	}
 	fmt.Fprintf(inv.stdout, "revoked %s (%s); running servers refuse it within their key_refresh interval\n", r.ID, r.Name)
@@ -122,7 +122,7 @@ func showUsage(ctx context.Context, inv *invocation, m *keys.Manager) error {
 	if err != nil {
 		return err
 	}
-	if inv.common.json {
+	if inv.common.JSON {
 		return printJSON(inv.stdout, rows)
 	}
 	if len(rows) == 0 {

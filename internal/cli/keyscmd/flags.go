@@ -8,18 +8,6 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 )
 
-type commonFlags struct {
-	configPath, dataDir, databaseURL string
-	json                             bool
-}
-
-func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.configPath, "config", "", "YAML config `file` (the one nodegate serve uses)")
-	fs.StringVar(&c.dataDir, "data-dir", "./nodegate-data", "`dir` of the SQLite key store")
-	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL `url` of the key store (overrides the config)")
-	fs.BoolVar(&c.json, "json", false, "print JSON")
-}
-
 // settingsFlags are the flags shared by create and update.
 type settingsFlags struct {
 	name, plan                                 string

@@ -49,23 +49,13 @@ Common flags:
 // Run executes `nodegate keys args...` and returns the exit code: 0 done,
 // 1 failure (store unreachable, unknown id), 2 bad usage or refused input.
 func Run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd, ok := commands[args[0]]
+	fs, code, ok := clistore.Begin("keys", usage, args, func(c string) bool { _, ok := commands[c]; return ok }, stderr)
 	if !ok {
-		fmt.Fprintf(stderr, "nodegate keys: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		return code
 	}
+	cmd := commands[args[0]]
 	inv := &invocation{stdout: stdout, stderr: stderr}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	inv.common.register(fs)
+	inv.common.Register(fs)
 	if cmd.settings {
 		inv.settings.register(fs)
 	}
@@ -96,7 +86,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // invocation is one run of a command: parsed flags, args and outputs.
 type invocation struct {
 	stdout, stderr io.Writer
-	common         commonFlags
+	common         clistore.Flags
 	settings       settingsFlags
 	secret         bool
 	listAll        bool
@@ -110,14 +100,7 @@ type invocation struct {
 
 // open loads the configuration like `nodegate serve` does and opens the store.
 func (inv *invocation) open(ctx context.Context) (*keys.Manager, func(), int) {
-	dataDir, dbURL := "", ""
-	if inv.set["data-dir"] {
-		dataDir = inv.common.dataDir
-	}
-	if inv.set["database-url"] {
-		dbURL = inv.common.databaseURL
-	}
-	st, code, err := clistore.Open(ctx, inv.common.configPath, dataDir, dbURL)
+	st, code, err := inv.common.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "nodegate keys:", err)
 		return nil, nil, code
@@ -136,7 +119,7 @@ func (inv *invocation) checkNetworks(list *[]string) error {
 	for _, n := range *list {
 		if !slices.Contains(inv.networks, n) {
 			hint := ""
-			if inv.common.configPath == "" {
+			if inv.common.ConfigPath == "" {
 				hint = "; give the server's --config to use its networks"
 			}
 			return &usageError{fmt.Sprintf("unknown network %q: this config serves %s%s", n, strings.Join(inv.networks, ", "), hint)}

@@ -3,8 +3,6 @@ package accountscmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -76,15 +74,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	inv := &invocation{stdout: stdout, stderr: stderr}
 	inv.common.Register(fs)
 	fs.BoolVar(&inv.all, "all", false, "requests: decided ones too")
-	pos, err := clistore.ParseInterspersed(fs, args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	} else if err != nil {
-		return 2
-	}
-	if len(pos) != cmd.nargs {
-		fmt.Fprintf(stderr, "nodegate accounts %s: want %d argument(s), got %d\n", args[0], cmd.nargs, len(pos))
-		return 2
+	pos, code, ok := clistore.Args(fs, args, cmd.nargs, "accounts", stderr)
+	if !ok {
+		return code
 	}
 	inv.args = pos
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,10 +1,13 @@
 // Package clistore is what the store commands (`nodegate keys`, `nodegate
-// accounts`) share: flags that may follow the arguments, and opening the
-// key store of a configuration as `nodegate serve` would.
+// accounts`) share: their start (Begin: help, an unknown command, the flag
+// set), the store flags (Flags), flags that may follow the arguments
+// (Args), and opening the key store of a configuration as `nodegate serve`
+// would.
 package clistore
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -111,4 +114,21 @@ func Begin(tool, usage string, args []string, known func(string) bool, stderr io
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	return fs, 0, true
+}
+
+// Args parses the command's flags (they may follow its arguments) and
+// checks that it got nargs arguments. ok is false when the run ends with
+// code: 0 for --help, 2 for a bad flag or a wrong count.
+func Args(fs *flag.FlagSet, args []string, nargs int, tool string, stderr io.Writer) (pos []string, code int, ok bool) {
+	pos, err := ParseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, 0, false
+	} else if err != nil {
+		return nil, 2, false
+	}
+	if len(pos) != nargs {
+		fmt.Fprintf(stderr, "nodegate %s %s: want %d argument(s), got %d\n", tool, args[0], nargs, len(pos))
+		return nil, 2, false
+	}
+	return pos, 0, true
 }

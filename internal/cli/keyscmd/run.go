@@ -62,15 +62,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if cmd.register != nil {
 		cmd.register(fs, inv)
 	}
-	pos, err := clistore.ParseInterspersed(fs, args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	} else if err != nil {
-		return 2
-	}
-	if len(pos) != cmd.nargs {
-		fmt.Fprintf(stderr, "nodegate keys %s: want %d argument(s), got %d\n", args[0], cmd.nargs, len(pos))
-		return 2
+	pos, code, ok := clistore.Args(fs, args, cmd.nargs, "keys", stderr)
+	if !ok {
+		return code
 	}
 	inv.args, inv.set = pos, setFlags(fs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/plan"
 )
 
 // Config is the whole configuration. Every field is documented in
@@ -64,26 +66,10 @@ type Config struct {
 	Tracing Tracing `yaml:"tracing"`
 }
 
-// Plan is what a key's plan grants (see docs/keys.md).
-type Plan struct {
-	// RatePerSecond is the sustained credit rate; 0 means unlimited.
-	RatePerSecond float64 `yaml:"rate_per_second"`
-	// DailyCredits is the credit budget per UTC day; 0 means unlimited.
-	DailyCredits int64 `yaml:"daily_credits"`
-	// Failover allows partner failover forwarding.
-	Failover bool `yaml:"failover"`
-	// MaxResponseBytes is one request's answer budget; 0 means 25,000,000.
-	MaxResponseBytes int64 `yaml:"max_response_bytes"`
-	// MaxInFlight bounds a key's calls in flight; 0 means unlimited.
-	MaxInFlight int `yaml:"max_in_flight"`
-	// CallTimeout bounds one eth_call/eth_estimateGas; 0 means 5s.
-	CallTimeout time.Duration `yaml:"call_timeout"`
-	// MaxWSConnections bounds a key's open WebSockets; 0 means unlimited.
-	MaxWSConnections int `yaml:"max_ws_connections"`
-	// MaxSubscriptions bounds a key's live subscriptions across its
-	// WebSockets; 0 means unlimited.
-	MaxSubscriptions int `yaml:"max_subscriptions"`
-}
+// Plan is what a key's plan grants: the one plan type, internal/plan's
+// (docs/keys.md). A configuration names it here so that a plans: section
+// reads as part of it.
+type Plan = plan.Plan
 
 // Admin configures the admin HTTP listener.
 type Admin struct {
@@ -103,9 +89,12 @@ type Limits struct {
 	WriteTimeout time.Duration `yaml:"write_timeout"`
 	// Connections bound the client listeners' connections (connections.go).
 	Connections Connections `yaml:"connections"`
-	// MethodLimits and Plans: see limits.go.
-	MethodLimits `yaml:",inline"`
-	Plans        PlanLimits `yaml:"plans"`
+	// MethodLimits are the network-wide per-method limits; a plan's own
+	// (plans.<name>.get_logs_max_results, …) override them (limits.go).
+	plan.MethodLimits `yaml:",inline"`
+	// Plans is the older spelling of the plans' own method limits, kept so
+	// that existing files work: PlanSet folds it into plans: (limits.go).
+	Plans PlanLimits `yaml:"plans"`
 }
 
 // Node configures the embedded go-ethereum node.

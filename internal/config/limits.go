@@ -3,49 +3,27 @@ package config
 import (
 	"fmt"
 	"sort"
-	"time"
+
+	"github.com/nodegate/nodegate/internal/plan"
 )
 
-// MethodLimits are the per-method limits of docs/spec.md ("Limits"): eth_getLogs
-// results, parameters and duration, and the gas cap of eth_call and
-// eth_estimateGas. A zero field inherits: the top-level values inherit
-// docs/spec.md's (10000, 5000, 10s, 10), a plan's values inherit the top level.
-// They are documented in docs/limits.md.
-type MethodLimits struct {
-	// GetLogsMaxResults is the most logs one eth_getLogs may return.
-	GetLogsMaxResults int `yaml:"get_logs_max_results"`
-	// GetLogsMaxParams bounds addresses plus topic values in one eth_getLogs.
-	GetLogsMaxParams int `yaml:"get_logs_max_params"`
-	// GetLogsTimeout bounds the duration of one eth_getLogs.
-	GetLogsTimeout time.Duration `yaml:"get_logs_timeout"`
-	// GasCapFactor caps the gas of eth_call/eth_estimateGas at this many
-	// times the head block's gas limit.
-	GasCapFactor int `yaml:"gas_cap_factor"`
-}
+// The per-method limits of docs/spec.md ("Limits") are plan.MethodLimits:
+// eth_getLogs results, parameters and duration, and the gas cap. A zero
+// field inherits: limits: inherits docs/spec.md's (10000, 5000, 10s, 10), a
+// plan's own (plans.<name>.get_logs_max_results, …) inherit limits:. They
+// are documented in docs/limits.md.
 
-// PlanLimits are per-plan overrides of the method limits, keyed by plan name.
-type PlanLimits map[string]MethodLimits
+// PlanLimits are per-plan method limits keyed by plan name: the older
+// spelling (limits.plans.<name>) of a plan's own method limits, folded into
+// the plan by PlanSet.
+type PlanLimits map[string]plan.MethodLimits
 
-// validateMethodLimits reports negative values (zero means "inherit").
-func validateMethodLimits(path string, m MethodLimits, bad func(path, format string, a ...any)) {
-	if m.GetLogsMaxResults < 0 {
-		bad(path+".get_logs_max_results", "must not be negative, got %d", m.GetLogsMaxResults)
-	}
-	if m.GetLogsMaxParams < 0 {
-		bad(path+".get_logs_max_params", "must not be negative, got %d", m.GetLogsMaxParams)
-	}
-	if m.GasCapFactor < 0 {
-		bad(path+".gas_cap_factor", "must not be negative, got %d", m.GasCapFactor)
-	}
-	if m.GetLogsTimeout < 0 {
-		bad(path+".get_logs_timeout", "must not be negative, got %s", m.GetLogsTimeout)
-	}
-}
-
-// validateLimits checks the method limits and every plan override, in a
-// stable order so that errors read the same on every run.
-func (l *Limits) validateLimits(bad func(path, format string, a ...any)) {
-	validateMethodLimits("limits", l.MethodLimits, bad)
+// validateLimits checks the method limits and every limits.plans entry, in
+// a stable order so that errors read the same on every run. An entry must
+// name a configured plan and must not set a field the plan sets otherwise.
+func (c *Config) validateLimits(bad func(path, format string, a ...any)) {
+	l := &c.Limits
+	l.MethodLimits.Validate("limits", bad)
 	l.Connections.validate(bad)
 	names := make([]string, 0, len(l.Plans))
 	for name := range l.Plans {
@@ -57,6 +35,27 @@ func (l *Limits) validateLimits(bad func(path, format string, a ...any)) {
 		if name == "" {
 			bad(path, "a plan name must not be empty")
 		}
-		validateMethodLimits(path, l.Plans[name], bad)
+		l.Plans[name].Validate(path, bad)
+		p, ok := c.Plans[name]
+		if !ok {
+			bad(path, "plan %q is not configured (plans:)", name)
+			continue
+		}
+		for _, field := range p.MethodLimits.Conflicts(l.Plans[name]) {
+			bad(path+"."+field, "also set, to another value, in plans.%s.%s: set it in one place (plans:)", name, field)
+		}
 	}
+}
+
+// PlanSet is every configured plan, named, with the method limits of
+// limits.plans folded in: the plans as keys are granted them (and as they
+// are written to the key store).
+func (c *Config) PlanSet() map[string]plan.Plan {
+	out := make(map[string]plan.Plan, len(c.Plans))
+	for name, p := range c.Plans {
+		p.Name = name
+		p.MethodLimits = p.MethodLimits.Over(c.Limits.Plans[name])
+		out[name] = p
+	}
+	return out
 }

@@ -35,7 +35,7 @@ func (c *Config) Validate() error {
 	if c.Limits.MaxBatch <= 0 {
 		bad("limits.max_batch", "must be positive, got %d", c.Limits.MaxBatch)
 	}
-	c.Limits.validateLimits(bad)
+	c.validateLimits(bad)
 	c.validateObservability(bad)
 	if c.Upstream != "" {
 		if u, err := url.Parse(c.Upstream); err != nil || !upstreamScheme(u.Scheme) || u.Host == "" {
@@ -93,27 +93,7 @@ func (c *Config) validateKeys(bad func(path, format string, a ...any)) {
 		if !ident.ValidIdentifier(name) {
 			bad("plans."+name, "a plan name is 1 to 64 lowercase letters, digits, - and _")
 		}
-		if p.RatePerSecond < 0 {
-			bad("plans."+name+".rate_per_second", "must not be negative")
-		}
-		if p.DailyCredits < 0 {
-			bad("plans."+name+".daily_credits", "must not be negative")
-		}
-		if p.MaxResponseBytes < 0 {
-			bad("plans."+name+".max_response_bytes", "must not be negative (0 means 25000000)")
-		}
-		if p.MaxInFlight < 0 {
-			bad("plans."+name+".max_in_flight", "must not be negative (0 means unlimited)")
-		}
-		if p.CallTimeout < 0 {
-			bad("plans."+name+".call_timeout", "must not be negative (0 means 5s)")
-		}
-		if p.MaxWSConnections < 0 {
-			bad("plans."+name+".max_ws_connections", "must not be negative")
-		}
-		if p.MaxSubscriptions < 0 {
-			bad("plans."+name+".max_subscriptions", "must not be negative")
-		}
+		p.Validate("plans."+name, bad)
 	}
 	if c.Admin.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Admin.Listen); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/plan"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -113,7 +114,7 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 // go-ethereum's default for a request without a key.
 func answerBudget(key *keys.Key) int64 {
 	if key == nil {
-		return keys.DefaultMaxResponseBytes
+		return plan.DefaultMaxResponseBytes
 	}
 	return key.Plan.AnswerBudget()
 }

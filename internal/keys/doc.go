@@ -9,9 +9,10 @@
 // keys for the CLI and the admin API (and applies each change to this
 // process's Cache at once: Manager.Changed).
 //
-// Plans are given to it resolved (keys.Plan): their names, defaults and
-// configuration belong to config, mapped here by service/keyconfig; the
-// key format and plan/network name rules are ident's.
+// Plans are given to it resolved: keys.Plan is internal/plan's type, the
+// one the configuration decodes (config.Config.PlanSet) and the store keeps
+// whole (plans_store.go); the key format and plan/network name rules are
+// ident's.
 //
 // It must not know about transports or the pipeline: the ingress asks it
 // "which key is this" and "may this request use it", the pipeline asks the

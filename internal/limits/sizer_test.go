@@ -3,6 +3,8 @@ package limits
 import (
 	"testing"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/plan"
 )
 
 func TestSizer(t *testing.T) {
@@ -73,10 +75,12 @@ func TestErrTooManyResults(t *testing.T) {
 }
 
 func TestSet(t *testing.T) {
-	s := NewSet(Values{GetLogsMaxResults: 500}, map[string]Values{
-		"developer":  {GetLogsTimeout: time.Second},
-		"enterprise": {GasCapFactor: 50, GetLogsMaxParams: 20_000},
-	})
+	s := NewSet(plan.MethodLimits{GetLogsMaxResults: 500})
+	plans := map[string]plan.Plan{
+		"team":       {Name: "team"},
+		"developer":  {Name: "developer", MethodLimits: plan.MethodLimits{GetLogsTimeout: time.Second}},
+		"enterprise": {Name: "enterprise", MethodLimits: plan.MethodLimits{GasCapFactor: 50, GetLogsMaxParams: 20_000}},
+	}
 	tests := []struct {
 		plan string
 		want Values
@@ -87,19 +91,16 @@ func TestSet(t *testing.T) {
 		{"enterprise", Values{500, 20_000, 10 * time.Second, 50}},
 	}
 	for _, tc := range tests {
-		if got := s.For(tc.plan); got != tc.want {
+		if got := s.For(plans[tc.plan].MethodLimits); got != tc.want {
 			t.Errorf("plan %q: got %+v, want %+v", tc.plan, got, tc.want)
 		}
 	}
-	if s.MaxGasCapFactor() != 50 {
-		t.Errorf("max factor %d", s.MaxGasCapFactor())
+	if s.MaxGasCapFactor(plans) != 50 {
+		t.Errorf("max factor %d", s.MaxGasCapFactor(plans))
 	}
 	var none *Set
-	if none.For("x") != Spec() || none.MaxGasCapFactor() != 10 {
+	if none.For(plan.MethodLimits{}) != Spec() || none.MaxGasCapFactor(nil) != 10 {
 		t.Errorf("a nil set is not docs/spec.md's")
-	}
-	if got := (Values{GasCapFactor: 10}).GasCap(1 << 62); got != 1<<64-1 {
-		t.Errorf("cap does not saturate: %d", got)
 	}
 }
 

@@ -3,6 +3,8 @@ package limits
 import (
 	"math"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/plan"
 )
 
 // Values are the limits that apply to one call.
@@ -48,43 +50,41 @@ func (v Values) GasCap(headGasLimit uint64) uint64 {
 	return headGasLimit * v.GasCapFactor
 }
 
-// Set holds one network's limits: its own values and per-plan overrides,
-// resolved once so that the hot path does one map lookup.
+// Set holds one network's method limits (limits:), resolved over
+// docs/spec.md's once; a key's plan overrides them call by call (For).
 type Set struct {
-	def   Values
-	plans map[string]Values
+	def Values
 }
 
-// NewSet resolves def over docs/spec.md's values and each plan over def.
-func NewSet(def Values, plans map[string]Values) *Set {
-	s := &Set{def: def.over(Spec()), plans: make(map[string]Values, len(plans))}
-	for name, v := range plans {
-		s.plans[name] = v.over(s.def)
-	}
-	return s
+// NewSet resolves def over docs/spec.md's values.
+func NewSet(def plan.MethodLimits) *Set {
+	return &Set{def: valuesOf(def).over(Spec())}
 }
 
-// For returns the values for a plan; a nil set means docs/spec.md's values.
-func (s *Set) For(plan string) Values {
+// valuesOf is m in the form the limits apply (a negative factor, refused
+// by validation, counts as unset).
+func valuesOf(m plan.MethodLimits) Values {
+	return Values{GetLogsMaxResults: m.GetLogsMaxResults, GetLogsMaxParams: m.GetLogsMaxParams, GetLogsTimeout: m.GetLogsTimeout, GasCapFactor: uint64(max(m.GasCapFactor, 0))}
+}
+
+// For returns the values for a plan's own method limits (a key's
+// Plan.MethodLimits; zero for a call without a key): each field the plan
+// sets, else the network's. A nil set means docs/spec.md's values under
+// the plan's.
+func (s *Set) For(own plan.MethodLimits) Values {
 	if s == nil {
-		return Spec()
+		return valuesOf(own).over(Spec())
 	}
-	if v, ok := s.plans[plan]; ok {
-		return v
-	}
-	return s.def
+	return valuesOf(own).over(s.def)
 }
 
-// MaxGasCapFactor is the largest factor of the network and its plans: a node
-// behind nodegate must allow at least that much, or it would lower further
-// what nodegate let through.
-func (s *Set) MaxGasCapFactor() uint64 {
-	if s == nil {
-		return Spec().GasCapFactor
-	}
-	m := s.def.GasCapFactor
-	for _, v := range s.plans {
-		m = max(m, v.GasCapFactor)
+// MaxGasCapFactor is the largest factor of the network and the plans: a
+// node behind nodegate must allow at least that much, or it would lower
+// further what nodegate let through.
+func (s *Set) MaxGasCapFactor(plans map[string]plan.Plan) uint64 {
+	m := s.For(plan.MethodLimits{}).GasCapFactor
+	for _, p := range plans {
+		m = max(m, s.For(p.MethodLimits).GasCapFactor)
 	}
 	return m
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/deadline"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/plan"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -44,7 +45,7 @@ func (e *executionLimits) Wrap(next Handler) Handler {
 		if err != nil {
 			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 		}
-		timeout := keys.DefaultCallTimeout
+		timeout := plan.DefaultCallTimeout
 		if c.Key != nil {
 			timeout = c.Key.Plan.ExecutionTimeout()
 		}

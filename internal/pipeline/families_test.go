@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/plan"
 	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -40,7 +41,7 @@ func TestFamilyStages(t *testing.T) {
 		n    *Network
 		want []string
 	}{
-		{"EVM assembled", &Network{Family: methods.FamilyEVM, Stages: EVM{Limits: limits.NewSet(limits.Values{}, nil), ExecutionShare: 2}.Stages()}, evm},
+		{"EVM assembled", &Network{Family: methods.FamilyEVM, Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{}), ExecutionShare: 2}.Stages()}, evm},
 		{"EVM without stages", &Network{Family: methods.FamilyEVM}, evm},
 		{"no family: EVM's", &Network{}, evm},
 		{"Starknet assembled", &Network{Family: methods.FamilyStarknet, Stages: Starknet{Pending: pending}.Stages()}, sn},
@@ -63,9 +64,9 @@ func TestWithLimits(t *testing.T) {
 			asked.Add(1)
 			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil
 		}},
-		Stages: EVM{Limits: limits.NewSet(limits.Values{GetLogsMaxParams: 2}, nil), ExecutionShare: 1}.Stages(),
+		Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{GetLogsMaxParams: 2}), ExecutionShare: 1}.Stages(),
 	}
-	wider := n.WithLimits(limits.NewSet(limits.Values{GetLogsMaxParams: 5}, nil))
+	wider := n.WithLimits(limits.NewSet(plan.MethodLimits{GetLogsMaxParams: 5}))
 	// Three addresses, one block: over 2 parameters, within 5.
 	params := `[{"fromBlock":"0x1","toBlock":"0x1","address":["0x00000000000000000000000000000000000000a1","0x00000000000000000000000000000000000000a2","0x00000000000000000000000000000000000000a3"]}]`
 	p := Build(Options{})

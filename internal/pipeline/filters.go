@@ -47,7 +47,7 @@ func (f filterLimits) Wrap(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
 		if c.Rule != nil && c.Rule.Session == methods.SessionSubscribe {
 			if filter, ok := logsSubscription(c.Req.Params); ok {
-				if e := limits.CheckParams(f.limits.For(plan(c)), filter); e != nil {
+				if e := limits.CheckParams(f.limits.For(planLimits(c)), filter); e != nil {
 					return jsonrpc.ErrorResponse(e)
 				}
 			}
@@ -90,7 +90,7 @@ func (f filterLimits) Wrap(next Handler) Handler {
 			if entry.kind != logFilter {
 				return forget(book, ref, next(ctx, c))
 			}
-			v := f.limits.For(plan(c))
+			v := f.limits.For(planLimits(c))
 			return forget(book, ref, limits.GetFilterChanges(ctx, v, func(ctx context.Context) *jsonrpc.Response { return next(ctx, c) }))
 		}
 		return next(ctx, c)
@@ -101,7 +101,7 @@ func (f filterLimits) Wrap(next Handler) Handler {
 // parameter limit before the node installs it.
 func newLogFilter(ctx context.Context, c *Call, set *limits.Set, book *filterBook, next Handler) *jsonrpc.Response {
 	raw := firstElement(c.Req.Params)
-	if e := limits.CheckParams(set.For(plan(c)), raw); e != nil {
+	if e := limits.CheckParams(set.For(planLimits(c)), raw); e != nil {
 		return jsonrpc.ErrorResponse(e)
 	}
 	return newFilter(ctx, c, book, next, logFilter, append([]byte(nil), raw...))
@@ -151,7 +151,7 @@ func filterLogs(ctx context.Context, c *Call, set *limits.Set, f filterEntry, ne
 		},
 		Call: internalCall(c),
 	}
-	return limits.GetLogs(ctx, set.For(plan(c)), limits.Query{Params: params, Filter: crit}, b)
+	return limits.GetLogs(ctx, set.For(planLimits(c)), limits.Query{Params: params, Filter: crit}, b)
 }
 
 // forget drops a filter the node answered it does not know (a node that

@@ -11,6 +11,7 @@ import (
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/plan"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -34,7 +35,7 @@ func TestForwardedToSurvivesCopies(t *testing.T) {
 	n := &pipeline.Network{
 		Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: down, Partners: partner,
 		Route:  &pipeline.Route{FailoverMethods: map[string]bool{"eth_call": true, "eth_getBalance": true}},
-		Stages: pipeline.EVM{Limits: limits.NewSet(limits.Values{}, nil), Gas: headGas(30_000_000)}.Stages(),
+		Stages: pipeline.EVM{Limits: limits.NewSet(plan.MethodLimits{}), Gas: headGas(30_000_000)}.Stages(),
 	}
 	p := pipeline.Build(pipeline.Options{})
 	key := &keys.Key{ID: "k", Plan: keys.Plan{Name: "team", Failover: true}}

@@ -39,7 +39,7 @@ func (g gasCap) Wrap(next Handler) Handler {
 		if head == 0 {
 			return next(ctx, c) // head unknown: the node's own cap applies
 		}
-		limit := g.limits.For(plan(c)).GasCap(head)
+		limit := g.limits.For(planLimits(c)).GasCap(head)
 		params, changed, err := capParams(c.Rule.Gas, c.Req.Params, limit)
 		if err != nil {
 			// Not reachable after the ingress checked the JSON; refusing is

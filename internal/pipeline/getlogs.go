@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/plan"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -40,7 +41,7 @@ func (g getLogsLimits) Wrap(next Handler) Handler {
 			},
 			Call: internalCall(c),
 		}
-		return limits.GetLogs(ctx, g.limits.For(plan(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
+		return limits.GetLogs(ctx, g.limits.For(planLimits(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
 	}
 }
 
@@ -65,11 +66,13 @@ func subFilter(crit *filters.FilterCriteria, span *limits.Span) *filters.FilterC
 }
 
 // plan is the call's plan name, for per-plan limits ("" without a key).
-func plan(c *Call) string {
+// planLimits are the method limits the call's key's plan sets itself
+// (none without a key): the network's limits fill the rest (limits.Set.For).
+func planLimits(c *Call) plan.MethodLimits {
 	if c.Key == nil {
-		return ""
+		return plan.MethodLimits{}
 	}
-	return c.Key.Plan.Name
+	return c.Key.Plan.MethodLimits
 }
 
 // internalRead is the rule of the reads nodegate makes for itself (block

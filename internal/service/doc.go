@@ -5,7 +5,8 @@
 //
 // It wires parts together; the behaviour lives in the parts. The mappings
 // from the configuration (a leaf: config imports no domain package) onto
-// the parts' own types live here: limits.go for the method limits, the
-// package keyconfig for the key plans and store (a package of its own
-// because the CLI's store code needs it too).
+// the parts' own types live here: limits.go for the network's method
+// limits, the package keyconfig for the key store and the default plans (a
+// package of its own because the CLI's store code needs it too). Plans need
+// no mapping: config decodes internal/plan's type (config.Config.PlanSet).
 package service

@@ -18,7 +18,7 @@ func (s *Service) startKeys(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plans := keyconfig.Plans(&s.Config)
+	plans := s.Config.PlanSet()
 	// The configuration's plans are the seed of the store's, which every
 	// replica grants (keys/plans_store.go).
 	if _, err := store.PublishPlans(ctx, plans); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
-	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/telemetry"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -123,7 +122,7 @@ func servesEmbedded(nc config.Network) bool {
 // embedded node's own limit, under which each plan's applies.
 func (s *Service) longestCallTimeout() time.Duration {
 	var longest time.Duration
-	for _, p := range keyconfig.Plans(&s.Config) {
+	for _, p := range s.Config.PlanSet() {
 		longest = max(longest, p.ExecutionTimeout())
 	}
 	return longest
@@ -139,7 +138,7 @@ func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config
 	}
 	if s.Node == nil {
 		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime, MaxChainBytes: cfg.Node.MaxChainBytes,
-			GasCapFactor: limitsOf(cfg.Limits).MaxGasCapFactor(), CallTimeout: s.longestCallTimeout()})
+			GasCapFactor: limitsOf(cfg.Limits).MaxGasCapFactor(cfg.PlanSet()), CallTimeout: s.longestCallTimeout()})
 		if err != nil {
 			return nil, fmt.Errorf("embedded node: %w", err)
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/pipeline"
-	"github.com/nodegate/nodegate/internal/service/keyconfig"
 	"github.com/nodegate/nodegate/internal/subs"
 )
 
@@ -63,18 +62,18 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 			networks = append(networks, n)
 		}
 	}
-	if !reflect.DeepEqual(cur.cfg.Plans, next.Plans) {
+	if !reflect.DeepEqual(cur.cfg.PlanSet(), next.PlanSet()) {
 		// The store's plans change for every replica (keys/plans_store.go).
-		if _, err := s.KeyStore.PublishPlans(ctx, keyconfig.Plans(&next)); err != nil {
+		if _, err := s.KeyStore.PublishPlans(ctx, next.PlanSet()); err != nil {
 			s.retire(fresh)
 			return err
 		}
-		if err := s.Keys.SetPlans(ctx, keyconfig.Plans(&next), config.PlanTeam); err != nil {
+		if err := s.Keys.SetPlans(ctx, next.PlanSet(), config.PlanTeam); err != nil {
 			s.retire(fresh)
 			return err
 		}
 		if s.KeyManager != nil {
-			s.KeyManager.SetPlans(keyconfig.Plans(&next)) // the admin API creates keys on the new plans
+			s.KeyManager.SetPlans(next.PlanSet()) // the admin API creates keys on the new plans
 		}
 	}
 	s.publish(s.newGeneration(next, networks))

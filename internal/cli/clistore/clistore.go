@@ -66,7 +66,7 @@ func Open(ctx context.Context, configPath, dataDir, databaseURL string) (*Store,
 	if err != nil {
 		return nil, 1, err
 	}
-	plans, err := keys.PlansInForce(ctx, st, keyconfig.Plans(&cfg))
+	plans, err := keys.PlansInForce(ctx, st, cfg.PlanSet())
 	if err != nil {
 		st.Close()
 		return nil, 1, err

@@ -1,6 +1,8 @@
 // Package keyconfig maps the configuration onto the keys package: the
-// configured plans as keys.Plan values (Plans) and where keys are kept
-// (Store).
+// default configuration's plans (Defaults) and where keys are kept
+// (Store). The configured plans themselves are config.Config.PlanSet: the
+// plan type is internal/plan's, the one the configuration decodes and the
+// keys package grants, so they need no mapping.
 //
 // The configuration's mappings onto domain packages belong to service
 // (config is a leaf that imports none of them); this one is a package of

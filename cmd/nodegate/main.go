@@ -1,5 +1,3 @@
-// Command nodegate is a self-hostable JSON-RPC access service for blockchain
-// nodes. See README.md, or run `nodegate help`.
 package main
 
 import (

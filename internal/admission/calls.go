@@ -14,7 +14,7 @@ import (
 // is then the 429 answer. A key without a limit (or no key) gets want.
 // release gives the reservation back; it is called once.
 func (a *Keys) Calls(key *keys.Key, want int) (got int, release func(), refused *jsonrpc.Error) {
-	if want <= 0 || !isBounded(key, key.Plan.MaxInFlight) {
+	if want <= 0 || key == nil || key.Plan.MaxInFlight <= 0 {
 		return want, nothing, nil
 	}
 	n := &a.of(key.ID).calls

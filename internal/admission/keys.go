@@ -3,8 +3,6 @@ package admission
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/nodegate/nodegate/internal/keys"
 )
 
 // Keys counts each key's use of its plan's per-key caps on this process.
@@ -84,6 +82,3 @@ func takeUpTo(n *atomic.Int64, limit, want int64) int64 {
 
 // nothing is the release of a use that was not counted.
 func nothing() {}
-
-// isBounded: key has a plan limit to count against.
-func isBounded(key *keys.Key, limit int) bool { return key != nil && limit > 0 }

@@ -122,7 +122,7 @@ func TestInFlightPerKeyPerProcess(t *testing.T) {
 	for _, tc := range acrossServers {
 		t.Run(tc.name, func(t *testing.T) {
 			s := start(t, func(c *config.Config) {
-				c.Limits.GasCapFactor = 100
+				c.Limits.GasCapFactor = 1000
 				c.Plans["team"] = config.Plan{Failover: true, MaxInFlight: 1, CallTimeout: 3 * time.Second}
 			})
 			ws, _, err := websocket.DefaultDialer.Dial(wsEndpoint(s), nil)

@@ -7,13 +7,19 @@
 // limits, auth failures (decided before the body is parsed or the socket
 // upgraded) and writing responses. Both transports turn bytes into pipeline
 // calls and answers back into bytes through one function (serve.go), which
-// also holds a key's calls in flight to its plan (inflight.go) and writes
+// also holds a key's calls in flight to its plan and writes
 // each answer as it is ready (answer.go; HTTP streams large answers, every
 // write within Limits.WriteTimeout). Its client listeners' connections
 // are bounded (conns.go: per listener, per address, a descriptor budget,
 // a short idle timeout until a key is seen). RateMeter (ratemeter.go) is
 // its Metering by the rate limits: it hands ratelimit.Meter each request's
 // network and calls as plain values and copies the priced credits back.
+//
+// A key's per-plan caps (calls in flight, open WebSockets, live
+// subscriptions) are counted by Server.Admission (internal/admission),
+// which the service makes once per process and gives to every server (one
+// per listener and per reload generation): a server keeps no per-key
+// count of its own, and answers the refusals admission makes.
 //
 // It must not decide anything about methods or upstreams: that is the pipeline's.
 package ingress

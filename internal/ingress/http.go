@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/ratelimit"
-	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -29,10 +29,12 @@ type Server struct {
 	// WebSocket bounds /ws/v3/<key> connections. Their subscriptions are
 	// served by each network's hub (pipeline.Network.Subs).
 	WebSocket WSLimits
-	// Subscriptions counts each key's subscriptions across connections,
-	// listeners and reloads, for the plan's max_subscriptions (made once
-	// per process; nil: not bounded per key).
-	Subscriptions *subs.Budget
+	// Admission counts each key's use of its plan's per-key caps: calls
+	// in flight, open WebSockets, live subscriptions. It is made once per
+	// process and shared by every server (each listener's, each reload
+	// generation's), so that a key's caps hold across them; nil: this
+	// server counts on its own (Handler makes one).
+	Admission *admission.Keys
 	// Metering, when set, spends each request's credits before its calls
 	// run (refusing the whole request with 429) and counts usage.
 	Metering Metering
@@ -40,8 +42,6 @@ type Server struct {
 	ws       wsRegistry
 	// answering counts the HTTP requests being served (see OpenRequests).
 	answering atomic.Int64
-	// inFlight counts each key's calls in flight (max_in_flight).
-	inFlight inFlight
 }
 
 // OpenRequests is how many HTTP JSON-RPC requests are being answered.
@@ -66,6 +66,9 @@ func (s *Server) SetReady(v bool) { s.ready.Store(v) }
 // Handler is the HTTP handler for every path nodegate serves.
 func (s *Server) Handler() http.Handler {
 	s.Limits = s.Limits.withDefaults()
+	if s.Admission == nil {
+		s.Admission = new(admission.Keys)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", s.health)
 	mux.HandleFunc(httpPrefix, s.rpc)

@@ -50,9 +50,9 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		at = append(at, i)
 	}
 	// The calls this request may run at once: what its key has free.
-	parallelism, release := s.inFlight.take(key, min(len(calls), s.Pipeline.BatchParallelism()))
-	if len(calls) > 0 && parallelism == 0 {
-		w.whole(errTooManyInFlight(key.Plan.MaxInFlight))
+	parallelism, release, refused := s.Admission.Calls(key, min(len(calls), s.Pipeline.BatchParallelism()))
+	if refused != nil {
+		w.whole(refused)
 		return
 	}
 	defer release()

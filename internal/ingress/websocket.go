@@ -10,27 +10,24 @@ package ingress
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// wsRegistry holds the open connections, for shutdown and figures.
+// wsRegistry holds the open connections, for shutdown and figures. A
+// key's open connections are counted for its plan's max_ws_connections by
+// the server's Admission, which every listener and generation share.
 type wsRegistry struct {
 	upgrader websocket.Upgrader
 	mu       sync.Mutex
 	conns    map[*wsConn]struct{}
-	// perKey counts each key's open (and upgrading) connections, for the
-	// plan's max_ws_connections.
-	perKey  map[string]int
-	open    atomic.Int64
-	closing bool
+	open     atomic.Int64
+	closing  bool
 	// stopWatch ends the key watcher (watchKeys) at shutdown.
 	stopWatch chan struct{}
 }
@@ -38,7 +35,6 @@ type wsRegistry struct {
 func (s *Server) initWebSocket() {
 	s.WebSocket = s.WebSocket.withDefaults()
 	s.ws.conns = make(map[*wsConn]struct{})
-	s.ws.perKey = make(map[string]int)
 	s.ws.upgrader = websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
 		ReadBufferSize:   s.WebSocket.ReadBufferBytes,
@@ -72,19 +68,25 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "websocket upgrade required: connect with a WebSocket client", Status: http.StatusUpgradeRequired})
 		return
 	}
-	if refused := s.ws.reserve(key); refused != nil {
+	if s.ws.isClosing() {
+		writeError(w, jsonrpc.ErrUpstreamUnavailable())
+		return
+	}
+	releaseKey, refused := s.Admission.WebSocket(key)
+	if refused != nil {
 		writeError(w, refused)
 		return
 	}
 	conn, err := s.ws.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		s.ws.release(key.ID)
+		releaseKey()
 		return // the upgrader has answered the HTTP error
 	}
 	info := pipeline.ClientInfo{Transport: "ws", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
 	c := newWSConn(s, conn, network, key, requestOf(r), info)
+	c.releaseKey = releaseKey
 	if !s.ws.add(c) {
-		s.ws.release(key.ID)
+		releaseKey()
 		c.closeWith(websocket.CloseGoingAway, "server shutting down")
 		return
 	}
@@ -93,37 +95,12 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	go c.readLoop()
 }
 
-// reserve counts a connection for key before the upgrade, refusing it when
-// the server is shutting down (503) or the key's plan allows no more (429).
-func (reg *wsRegistry) reserve(key *keys.Key) *jsonrpc.Error {
+// isClosing: the server is shutting down, and refuses new connections
+// (503).
+func (reg *wsRegistry) isClosing() bool {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if reg.closing {
-		return jsonrpc.ErrUpstreamUnavailable()
-	}
-	if limit := key.Plan.MaxWSConnections; limit > 0 && reg.perKey[key.ID] >= limit {
-		return errTooManyWebSockets(limit)
-	}
-	reg.perKey[key.ID]++
-	return nil
-}
-
-// release gives back a connection counted by reserve.
-func (reg *wsRegistry) release(keyID string) {
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	if reg.perKey[keyID] <= 1 {
-		delete(reg.perKey, keyID)
-		return
-	}
-	reg.perKey[keyID]--
-}
-
-// errTooManyWebSockets is the upgrade's answer when the key's plan allows
-// no more connections.
-func errTooManyWebSockets(limit int) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,
-		Message: "too many WebSocket connections for this project ID (plan limit " + strconv.Itoa(limit) + ")"}
+	return reg.closing
 }
 
 func (reg *wsRegistry) add(c *wsConn) bool {
@@ -157,7 +134,7 @@ func (reg *wsRegistry) remove(c *wsConn) {
 	}
 	reg.mu.Unlock()
 	if ok {
-		reg.release(c.keyID)
+		c.releaseKey()
 	}
 }
 

@@ -35,6 +35,9 @@ type wsConn struct {
 	keyReq keys.Request
 	key    atomic.Pointer[keys.Key]
 	info   pipeline.ClientInfo
+	// releaseKey gives the connection's place in its key's
+	// max_ws_connections back (Admission.WebSocket) when it is removed.
+	releaseKey func()
 
 	ctx    context.Context
 	cancel context.CancelFunc

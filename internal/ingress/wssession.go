@@ -48,10 +48,20 @@ func (c *wsConn) subsClient() *subs.Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.subs == nil && c.network.Subs != nil && !c.closed {
-		c.subs = c.network.Subs.NewClient(c, c.s.WebSocket.MaxSubscriptions, c.s.Subscriptions, c.keyID)
+		c.subs = c.network.Subs.NewClient(c, c.s.WebSocket.MaxSubscriptions, c)
 	}
 	return c.subs
 }
+
+// TakeSubscription implements subs.Admission: the connection's key's
+// subscriptions are counted across its connections against its plan as
+// it is now (Admission.Subscription).
+func (c *wsConn) TakeSubscription() *jsonrpc.Error {
+	return c.s.Admission.Subscription(c.key.Load())
+}
+
+// GiveSubscriptions implements subs.Admission.
+func (c *wsConn) GiveSubscriptions(n int) { c.s.Admission.GiveSubscriptions(c.key.Load(), n) }
 
 func (c *wsConn) subscriptions() int {
 	c.mu.Lock()
@@ -73,7 +83,7 @@ func (c *wsConn) Subscribe(ctx context.Context, params json.RawMessage) (json.Ra
 		return nil, jsonrpc.ErrInternal(errClosed.Error())
 	}
 	c.openNotes(ctx)
-	id, err := cl.Subscribe(ctx, params, c.key.Load().Plan.MaxSubscriptions)
+	id, err := cl.Subscribe(ctx, params)
 	if err != nil {
 		return nil, err
 	}

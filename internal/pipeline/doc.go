@@ -4,7 +4,8 @@
 // bounds; the Starknet family's pending-transactions stage), the session,
 // then the route to the network's nodes. A stage is a value that holds its
 // own dependencies (a limit set, a gas limiter, a pending-pool reader, the
-// route's cache); a Network carries only what every stage needs, its nodes
+// route's cache, the process's admission.Keys for each key's execution
+// turns, which therefore outlive a network built again); a Network carries only what every stage needs, its nodes
 // and its stages. Both transports hand their calls to the same pipeline,
 // which compiles each network's chain once, so no rule exists on one
 // transport only. A batch is split into calls that run concurrently,

@@ -3,10 +3,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/deadline"
-	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/plan"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -14,7 +13,7 @@ import (
 // executionLimits bounds the methods that run code (methods.Rule.Executes:
 // eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1,
 // eth_fillTransaction, unlisted methods…): on a network whose node runs on
-// this process (EVM.ExecutionShare), a key runs only its share of them at
+// this process (EVM.Execution), a key runs only its share of them at
 // once, so that no key takes every CPU; and each runs within its plan's
 // call_timeout. The deadline reaches the node with the call: the embedded
 // node stops the EVM at it; an upstream's request is cancelled (JSON-RPC
@@ -22,17 +21,25 @@ import (
 // at its own limit, go-ethereum's --rpc.evmtimeout). Past the deadline the
 // call answers go-ethereum's own words for it.
 //
+// The key's turns are counted by the process's admission.Keys (Turn),
+// not here: one share per key per process, across networks and the
+// rebuilds of a reload.
+//
 // A node may go on running a call after its deadline (go-ethereum's
 // eth_createAccessList checks it only between its runs of the
 // transaction): the caller is answered at the deadline, and the key's turn
 // is held until the node is done, so that what runs on past the deadline
 // still counts in the key's share.
 type executionLimits struct {
-	share  int      // calls of one key at once; 0: no bound
-	shares sync.Map // key id → chan struct{} of share turns
+	turns *admission.Keys // nil or without a share: no bound
 }
 
-func newExecutionLimits(share int) *executionLimits { return &executionLimits{share: share} }
+func newExecutionLimits(turns *admission.Keys) *executionLimits {
+	if turns != nil && turns.ExecutionShare() <= 0 {
+		turns = nil
+	}
+	return &executionLimits{turns: turns}
+}
 
 func (*executionLimits) Name() string { return "executionLimits" }
 
@@ -41,7 +48,7 @@ func (e *executionLimits) Wrap(next Handler) Handler {
 		if c.Rule == nil || !c.Rule.Executes {
 			return next(ctx, c)
 		}
-		release, err := e.turn(ctx, c.Key)
+		release, err := e.turn(ctx, c)
 		if err != nil {
 			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
 		}
@@ -70,7 +77,7 @@ func (e *executionLimits) Wrap(next Handler) Handler {
 // of the call, which it may change) and run returns nil at ctx's end
 // without waiting for it: the turn stays taken until the node is done.
 func (e *executionLimits) run(ctx context.Context, next Handler, c *Call, release func()) *jsonrpc.Response {
-	if e.share <= 0 || c.Key == nil {
+	if e.turns == nil || c.Key == nil {
 		defer release()
 		return next(ctx, c)
 	}
@@ -89,20 +96,10 @@ func (e *executionLimits) run(ctx context.Context, next Handler, c *Call, releas
 	}
 }
 
-// turn waits until key may run one more execution call.
-func (e *executionLimits) turn(ctx context.Context, key *keys.Key) (release func(), err error) {
-	if e.share <= 0 || key == nil {
+// turn waits until c's key may run one more execution call.
+func (e *executionLimits) turn(ctx context.Context, c *Call) (release func(), err error) {
+	if e.turns == nil {
 		return func() {}, nil
 	}
-	v, ok := e.shares.Load(key.ID)
-	if !ok {
-		v, _ = e.shares.LoadOrStore(key.ID, make(chan struct{}, e.share))
-	}
-	turns := v.(chan struct{})
-	select {
-	case turns <- struct{}{}:
-		return func() { <-turns }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for an execution turn: %w", ctx.Err())
-	}
+	return e.turns.Turn(ctx, c.Key)
 }

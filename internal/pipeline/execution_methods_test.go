@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/testenv"
@@ -77,7 +78,7 @@ func TestExecutionTurnOutlivesAnswer(t *testing.T) {
 		time.Sleep(nodeRun) // deaf to ctx, as the EVM of one access-list run is
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":{"accessList":[],"gasUsed":"0x5208"}}`), nil
 	}, &hits)
-	n.Stages = pipeline.EVM{ExecutionShare: 1}.Stages()
+	n.Stages = pipeline.EVM{Execution: admission.New(1)}.Stages()
 	key := planKey(t, 50*time.Millisecond)
 	p := pipeline.Build(pipeline.Options{})
 	params := `[{"to":"0x00000000000000000000000000000000000000aa"},"latest"]`

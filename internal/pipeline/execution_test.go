@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 )
@@ -61,7 +62,7 @@ func TestExecutionTimeout(t *testing.T) {
 }
 
 // TestExecutionShare: on a network whose calls run on this process, one
-// key's executions run EVM.ExecutionShare at a time.
+// key's executions run its share (EVM.Execution's) at a time.
 func TestExecutionShare(t *testing.T) {
 	var hits, running, peak atomic.Int64
 	n := network(func(ctx context.Context, body []byte) ([]byte, error) {
@@ -72,7 +73,7 @@ func TestExecutionShare(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x"}`), nil
 	}, &hits)
-	n.Stages = pipeline.EVM{ExecutionShare: 1}.Stages()
+	n.Stages = pipeline.EVM{Execution: admission.New(1)}.Stages()
 	key := planKey(t, time.Minute)
 	p := pipeline.Build(pipeline.Options{})
 	var wg sync.WaitGroup

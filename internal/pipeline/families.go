@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/starknet"
@@ -21,10 +22,11 @@ type EVM struct {
 	// Gas knows the head block's gas limit, for the gas cap (nil: no cap
 	// at the gateway, the node's own applies).
 	Gas GasLimiter
-	// ExecutionShare, when positive, is how many calls of methods that run
-	// code (methods.Rule.Executes) one key may run at once: set where they run on this process's CPUs
-	// (the embedded node), so that one key cannot take them all.
-	ExecutionShare int
+	// Execution, when set, gives each key its turns for the methods that
+	// run code (methods.Rule.Executes): its ExecutionShare at once, per
+	// process. Set where they run on this process's CPUs (the embedded
+	// node), so that one key cannot take them all; nil: no share.
+	Execution *admission.Keys
 }
 
 // Stages are the EVM family's stages, in order: the limits, then the
@@ -34,7 +36,7 @@ func (e EVM) Stages() []Stage {
 		getLogsLimits{e.Limits},                 // eth_getLogs: -32005 over the parameter, result or duration limit
 		filterLimits{e.Limits, newFilterBook()}, // filters: the installing key's only; log filters and logs subscriptions under eth_getLogs's limits (filters.go)
 		gasCap{limits: e.Limits, head: e.Gas},   // eth_call/eth_estimateGas: gas lowered to the cap
-		newExecutionLimits(e.ExecutionShare),    // methods that run code: the key's share of local CPUs, the plan's call_timeout (execution.go)
+		newExecutionLimits(e.Execution),         // methods that run code: the key's share of local CPUs, the plan's call_timeout (execution.go)
 	}
 }
 
@@ -49,7 +51,7 @@ type Starknet struct {
 // answered by the gateway.
 func (s Starknet) Stages() []Stage {
 	return []Stage{
-		newExecutionLimits(0),          // methods that run code: the plan's call_timeout (execution.go)
+		newExecutionLimits(nil),        // methods that run code: the plan's call_timeout (execution.go)
 		pendingTransactions{s.Pending}, // rollup_/starknet_pendingTransactions from the node's pending pool (pending.go)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/plan"
@@ -41,7 +42,7 @@ func TestFamilyStages(t *testing.T) {
 		n    *Network
 		want []string
 	}{
-		{"EVM assembled", &Network{Family: methods.FamilyEVM, Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{}), ExecutionShare: 2}.Stages()}, evm},
+		{"EVM assembled", &Network{Family: methods.FamilyEVM, Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{}), Execution: admission.New(2)}.Stages()}, evm},
 		{"EVM without stages", &Network{Family: methods.FamilyEVM}, evm},
 		{"no family: EVM's", &Network{}, evm},
 		{"Starknet assembled", &Network{Family: methods.FamilyStarknet, Stages: Starknet{Pending: pending}.Stages()}, sn},
@@ -64,7 +65,7 @@ func TestWithLimits(t *testing.T) {
 			asked.Add(1)
 			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil
 		}},
-		Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{GetLogsMaxParams: 2}), ExecutionShare: 1}.Stages(),
+		Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{GetLogsMaxParams: 2}), Execution: admission.New(1)}.Stages(),
 	}
 	wider := n.WithLimits(limits.NewSet(plan.MethodLimits{GetLogsMaxParams: 5}))
 	// Three addresses, one block: over 2 parameters, within 5.

@@ -22,6 +22,8 @@ type Plan struct {
 	MaxResponseBytes int64 `yaml:"max_response_bytes" json:"max_response_bytes"`
 	// MaxInFlight bounds the calls a key has in flight at once on one
 	// nodegate process, HTTP and WebSocket together; 0 means unlimited.
+	// This and the other per-key caps are counted once per process, on
+	// every listener and across reloads (internal/admission).
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
 	// CallTimeout bounds one call of a method that runs code (0: the
 	// default, DefaultCallTimeout); see ExecutionTimeout.

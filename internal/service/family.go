@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
@@ -39,8 +40,9 @@ type family interface {
 	// default, by the path segment that names them (pipeline.Network
 	// Versions); nil: the default only.
 	versions(nc config.Network) []string
-	// stages are the family's pipeline stages, with what each holds.
-	stages(ctx context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error)
+	// stages are the family's pipeline stages, with what each holds;
+	// adm is the process's admission (each key's execution turns).
+	stages(ctx context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool, adm *admission.Keys) ([]pipeline.Stage, error)
 }
 
 // families are the network families by their config name (config.Network
@@ -77,15 +79,20 @@ func (evmFamily) upstream(ctx context.Context, s *Service, cfg config.Config, _ 
 func (evmFamily) versions(config.Network) []string { return nil }
 
 // stages: the EVM family's limits, the head's gas limit for the gas cap
-// and, on the embedded node, each key's share of this process's CPUs.
-func (evmFamily) stages(_ context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error) {
+// and, on the embedded node, each key's share of this process's CPUs
+// (adm's turns, executionShare).
+func (evmFamily) stages(_ context.Context, cfg config.Config, nc config.Network, pool *upstream.Pool, adm *admission.Keys) ([]pipeline.Stage, error) {
 	evm := pipeline.EVM{Limits: limitsOf(cfg.Limits), Gas: pool} // the pool knows its head block's gas limit
 	if servesEmbedded(nc) {
-		// eth_call runs on this process's CPUs: one key gets half.
-		evm.ExecutionShare = max(1, runtime.GOMAXPROCS(0)/2)
+		evm.Execution = adm
 	}
 	return evm.Stages(), nil
 }
+
+// executionShare is how many calls that run code on this process's CPUs
+// (the embedded node's eth_call…) one key may run at once, across every
+// network and reload: half the CPUs, at least one.
+func executionShare() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // starknetFamily is the Starknet family (docs/starknet.md): Starknet
 // JSON-RPC nodes, the embedded devnet (starknet.go).
@@ -123,7 +130,7 @@ func (starknetFamily) versions(nc config.Network) []string {
 }
 
 // stages: the pending-pool reader.
-func (starknetFamily) stages(ctx context.Context, _ config.Config, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error) {
+func (starknetFamily) stages(ctx context.Context, _ config.Config, nc config.Network, pool *upstream.Pool, _ *admission.Keys) ([]pipeline.Stage, error) {
 	p, err := newPending(ctx, nc, pool)
 	if err != nil {
 		return nil, err

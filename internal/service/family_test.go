@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -47,7 +48,7 @@ func TestFamilies(t *testing.T) {
 			}
 			pool := upstream.NewPool("n", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: upstream.Func{ID: "down",
 				Fn: func(context.Context, []byte) ([]byte, error) { return nil, errors.New("down") }}})
-			stages, err := f.stages(context.Background(), config.Config{}, nc, pool)
+			stages, err := f.stages(context.Background(), config.Config{}, nc, pool, admission.New(1))
 			if err != nil {
 				t.Fatal(err)
 			}

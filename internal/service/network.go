@@ -92,7 +92,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
 		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
 	}
-	stages, err := fam.stages(ctx, cfg, nc, pool)
+	stages, err := fam.stages(ctx, cfg, nc, pool, s.admission)
 	if err != nil {
 		return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 	}

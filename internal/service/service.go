@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/accounts"
 	"github.com/nodegate/nodegate/internal/admin"
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/ingress"
@@ -29,9 +30,11 @@ import (
 // Service is a running nodegate.
 type Service struct {
 	Config config.Config
-	// subBudget counts each key's subscriptions across its WebSockets,
-	// listeners and reloads (plans' max_subscriptions).
-	subBudget *subs.Budget
+	// admission counts each key's use of its plan's per-key caps (calls
+	// in flight, WebSockets, subscriptions, execution turns) once per
+	// process: every listener's and generation's ingress server and every
+	// network's execution stage share it.
+	admission *admission.Keys
 	// conns is what the client listeners may hold together (connBudget).
 	conns *ingress.ConnBudget
 	// Node is the embedded node (nil with an external upstream).
@@ -115,7 +118,7 @@ func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce, subBudget: subs.NewBudget()}
+	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce, admission: admission.New(executionShare())}
 	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}

@@ -20,14 +20,25 @@ type Notifier interface {
 	Notify(subID string, n *jsonrpc.Notification)
 }
 
+// Admission bounds a client's subscriptions beyond its own max: the
+// transport's rule (nodegate's ingress counts each key's subscriptions
+// across its connections, listeners and reloads against its plan). Take
+// counts one more subscription or refuses it with the answer to give;
+// Give gives n back. Neither may block or do I/O: they are called under
+// the client's lock.
+type Admission interface {
+	TakeSubscription() *jsonrpc.Error
+	GiveSubscriptions(n int)
+}
+
 // Client is one client connection's set of subscriptions.
 type Client struct {
 	hub *Hub
 	n   Notifier
 	max int
-	// budget counts the subscriptions of key across its connections.
-	budget *Budget
-	key    string
+	// admit counts the client's subscriptions beyond max (nil: not
+	// counted).
+	admit Admission
 
 	mu     sync.Mutex
 	subs   map[string]*subscription
@@ -46,11 +57,26 @@ type subscription struct {
 }
 
 // NewClient makes the subscription set of one connection, allowed at most
-// maxSubs subscriptions at once. The connection's key is allowed what its
-// plan says across its connections (Subscribe), counted in budget (nil:
-// not counted).
-func (h *Hub) NewClient(n Notifier, maxSubs int, budget *Budget, key string) *Client {
-	return &Client{hub: h, n: n, max: maxSubs, budget: budget, key: key, subs: make(map[string]*subscription)}
+// maxSubs subscriptions at once, and what admit allows (nil: no more
+// bound); every subscription admit took is given back when it ends.
+func (h *Hub) NewClient(n Notifier, maxSubs int, admit Admission) *Client {
+	return &Client{hub: h, n: n, max: maxSubs, admit: admit, subs: make(map[string]*subscription)}
+}
+
+// take counts one more subscription with the client's Admission.
+func (c *Client) take() *jsonrpc.Error {
+	if c.admit == nil {
+		return nil
+	}
+	return c.admit.TakeSubscription()
+}
+
+// give gives n subscriptions back to the client's Admission.
+func (c *Client) give(n int) {
+	if c.admit == nil || n == 0 {
+		return
+	}
+	c.admit.GiveSubscriptions(n)
 }
 
 // ErrSubscriptionNotFound is go-ethereum's answer to an unknown id.
@@ -60,9 +86,9 @@ func ErrSubscriptionNotFound() *jsonrpc.Error {
 
 // Subscribe starts a subscription and returns its id. The subscription is
 // held: its notifications are kept until Release(id), which the transport
-// calls once the answer carrying the id has been queued. keyLimit is the
-// key's plan's max_subscriptions (0: no bound), across its connections.
-func (c *Client) Subscribe(ctx context.Context, params json.RawMessage, keyLimit int) (string, *jsonrpc.Error) {
+// calls once the answer carrying the id has been queued. Past the
+// client's max, or when its Admission refuses, it answers the refusal.
+func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string, *jsonrpc.Error) {
 	req, perr := parseSubscribe(params)
 	if perr != nil {
 		return "", perr
@@ -77,7 +103,7 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage, keyLimit
 		c.mu.Unlock()
 		return "", jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many subscriptions on this connection (limit %d)", c.max))
 	}
-	if err := c.budget.take(c.key, keyLimit); err != nil {
+	if err := c.take(); err != nil {
 		c.mu.Unlock()
 		return "", err
 	}
@@ -88,13 +114,13 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage, keyLimit
 	if err != nil {
 		delete(c.subs, sub.id)
 		c.mu.Unlock()
-		c.budget.give(c.key, 1)
+		c.give(1)
 		return "", err
 	}
 	sub.stream = st
 	if c.closed { // closed while joining: Close could not see the stream (nor give back its count)
 		c.mu.Unlock()
-		c.budget.give(c.key, 1)
+		c.give(1)
 		c.hub.leave(st, sub)
 		return "", jsonrpc.ErrInternal("connection closed")
 	}
@@ -130,7 +156,7 @@ func (c *Client) Unsubscribe(id string) *jsonrpc.Error {
 	delete(c.subs, id)
 	sub.gone = true
 	c.mu.Unlock()
-	c.budget.give(c.key, 1)
+	c.give(1)
 	c.hub.stats.subs.Add(-1)
 	c.hub.leave(sub.stream, sub)
 	return nil
@@ -174,7 +200,7 @@ func (c *Client) Close() {
 			c.hub.leave(s.stream, s)
 		}
 	}
-	c.budget.give(c.key, joined) // one still joining gives its own back (Subscribe)
+	c.give(joined) // one still joining gives its own back (Subscribe)
 }
 
 // deliver is called by a stream's fan-out, which holds none of the hub's

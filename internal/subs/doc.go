@@ -8,8 +8,10 @@
 // without changing the clients' ids. It fills a newHeads gap from the new
 // member by block number and never delivers a head number twice (heads.go);
 // after a move it drops logs of blocks already delivered (logs.go). A
-// key's live subscriptions across its connections are counted in a Budget
-// made once per process (budget.go), for its plan's max_subscriptions.
+// client's subscriptions are bounded per connection (NewClient's max) and
+// by the transport's Admission (client.go), which nodegate's ingress backs
+// with each key's plan's max_subscriptions counted once per process
+// (internal/admission): subs itself counts no keys.
 //
 // It subscribes through the member's upstream.Subscriber (the member's own
 // ws connection, or the embedded node in process) and reads gap fills with

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -97,7 +99,7 @@ func (r *recorder) heads(t *testing.T, n int) []uint64 {
 
 func subscribe(t *testing.T, c *Client, params string) string {
 	t.Helper()
-	id, err := c.Subscribe(context.Background(), json.RawMessage(params), 0)
+	id, err := c.Subscribe(context.Background(), json.RawMessage(params))
 	if err != nil {
 		t.Fatalf("subscribe %s: %v", params, err)
 	}
@@ -110,7 +112,7 @@ func subscribe(t *testing.T, c *Client, params string) string {
 func TestSharedStreams(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
-	a, b := h.NewClient(newRecorder(), 10, nil, ""), h.NewClient(newRecorder(), 10, nil, "")
+	a, b := h.NewClient(newRecorder(), 10, nil), h.NewClient(newRecorder(), 10, nil)
 	ids := []string{
 		subscribe(t, a, `["newHeads"]`),
 		subscribe(t, b, `["newHeads"]`),
@@ -145,25 +147,37 @@ func TestSharedStreams(t *testing.T) {
 func TestSubscriptionLimit(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
-	c := h.NewClient(newRecorder(), 2, nil, "")
+	c := h.NewClient(newRecorder(), 2, nil)
 	subscribe(t, c, `["newHeads"]`)
 	subscribe(t, c, `["newHeads"]`)
-	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`), 0); err == nil || err.Code != -32005 {
+	if _, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`)); err == nil || err.Code != -32005 {
 		t.Fatalf("third subscription: %v", err)
 	}
 }
 
+// keyAdmission is what nodegate's ingress gives a client: its key's
+// subscriptions counted by the process's admission.
+type keyAdmission struct {
+	adm *admission.Keys
+	key *keys.Key
+}
+
+func (k keyAdmission) TakeSubscription() *jsonrpc.Error { return k.adm.Subscription(k.key) }
+func (k keyAdmission) GiveSubscriptions(n int)          { k.adm.GiveSubscriptions(k.key, n) }
+
 // TestKeyBudget: a key's subscriptions are bounded across its connections
-// (the plan's max_subscriptions); one ended (unsubscribed, or its
-// connection closed) gives its place back, and other keys are not counted.
+// (the plan's max_subscriptions, through the client's Admission); one
+// ended (unsubscribed, or its connection closed) gives its place back, and
+// other keys are not counted.
 func TestKeyBudget(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
-	budget := NewBudget()
-	a, b := h.NewClient(newRecorder(), 10, budget, "k1"), h.NewClient(newRecorder(), 10, budget, "k1")
-	other := h.NewClient(newRecorder(), 10, budget, "k2")
+	budget := admission.New(0)
+	k1, k2 := &keys.Key{ID: "k1", Plan: keys.Plan{MaxSubscriptions: 3}}, &keys.Key{ID: "k2", Plan: keys.Plan{MaxSubscriptions: 3}}
+	a, b := h.NewClient(newRecorder(), 10, keyAdmission{budget, k1}), h.NewClient(newRecorder(), 10, keyAdmission{budget, k1})
+	other := h.NewClient(newRecorder(), 10, keyAdmission{budget, k2})
 	sub := func(c *Client) (string, *jsonrpc.Error) {
-		return c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`), 3)
+		return c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`))
 	}
 	first, _ := sub(a)
 	sub(a)
@@ -181,7 +195,7 @@ func TestKeyBudget(t *testing.T) {
 		t.Fatalf("after an unsubscribe: %v", err)
 	}
 	a.Close()
-	if got := budget.Of("k1"); got != 2 {
+	if got := budget.Of("k1").Subscriptions; got != 2 {
 		t.Fatalf("after the first connection closed the key holds %d, want 2", got)
 	}
 	sub(b)
@@ -190,8 +204,8 @@ func TestKeyBudget(t *testing.T) {
 	}
 	b.Close()
 	other.Close()
-	if budget.Of("k1")+budget.Of("k2") != 0 {
-		t.Fatalf("after every connection closed: k1 %d, k2 %d", budget.Of("k1"), budget.Of("k2"))
+	if budget.Of("k1").Subscriptions+budget.Of("k2").Subscriptions != 0 {
+		t.Fatalf("after every connection closed: k1 %d, k2 %d", budget.Of("k1").Subscriptions, budget.Of("k2").Subscriptions)
 	}
 }
 
@@ -200,8 +214,8 @@ func TestHeldUntilReleased(t *testing.T) {
 	n := startNode(t)
 	h, _ := embeddedHub(t, n, Options{})
 	r := newRecorder()
-	c := h.NewClient(r, 10, nil, "")
-	id, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`), 0)
+	c := h.NewClient(r, 10, nil)
+	id, err := c.Subscribe(context.Background(), json.RawMessage(`["newHeads"]`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +243,7 @@ func TestReconnectFillsGap(t *testing.T) {
 	n := startNode(t)
 	h, in := embeddedHub(t, n, Options{})
 	r := newRecorder()
-	c := h.NewClient(r, 10, nil, "")
+	c := h.NewClient(r, 10, nil)
 	base := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() // the dev chain's first head
 	id := subscribe(t, c, `["newHeads"]`)
 	for range 3 {
@@ -279,7 +293,7 @@ func TestDeadMemberSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := embeddedHub(t, n, Options{MaxBackoff: 50 * time.Millisecond}, upstream.MemberConfig{Upstream: dead, Priority: -1})
-	c := h.NewClient(newRecorder(), 10, nil, "")
+	c := h.NewClient(newRecorder(), 10, nil)
 	subscribe(t, c, `["newHeads"]`)
 	if h.Member() != "embedded" {
 		t.Fatalf("streams on %q, want the embedded node", h.Member())

@@ -29,7 +29,7 @@ func TestMoveBeforeTheFirstHead(t *testing.T) {
 	t.Cleanup(h.Close)
 
 	r := newRecorder()
-	c := h.NewClient(r, 10, nil, "")
+	c := h.NewClient(r, 10, nil)
 	base := pool.Head()
 	subscribe(t, c, `["newHeads"]`)
 	first := h.Member()

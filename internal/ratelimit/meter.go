@@ -107,14 +107,7 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 // decided counts a request's decision in the one series of rate-limit
 // decisions (admitted, or refused by the rate or the daily credits).
 func (m *Meter) decided(n Network, o Outcome) {
-	decision := "admitted"
-	switch o {
-	case RateExceeded:
-		decision = "rate"
-	case DailyExceeded:
-		decision = "daily"
-	}
-	m.Limiter.metrics.decisions.WithLabelValues(n.Name, decision).Inc()
+	m.Limiter.metrics.decision(n.Name, o).Inc()
 }
 
 // refusedKind is how the usage records count a refused request's calls.

@@ -1,12 +1,20 @@
 package ratelimit
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // metrics are the limiter's Prometheus series.
 type metrics struct {
 	// decisions is the one series of rate-limit decisions (meter.go).
 	decisions *prometheus.CounterVec
-	shared    prometheus.Gauge
+	// decisionsOf holds each network's decision counters, resolved once
+	// (network name → *[3]prometheus.Counter, by Outcome): a request
+	// counts its decision without hashing label values.
+	decisionsOf sync.Map
+	shared      prometheus.Gauge
 	// redisRTT times Redis round trips (redisrtt.go).
 	redisRTT prometheus.Histogram
 }
@@ -29,4 +37,20 @@ func newMetrics() *metrics {
 // Collectors are the limiter's metrics, to register with the service's registry.
 func (l *Limiter) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{l.metrics.decisions, l.metrics.shared, l.metrics.redisRTT}
+}
+
+// decisionLabels are the decision label of each Outcome.
+var decisionLabels = [...]string{OK: "admitted", RateExceeded: "rate", DailyExceeded: "daily"}
+
+// decision is the counter of network's decisions with outcome o.
+func (m *metrics) decision(network string, o Outcome) prometheus.Counter {
+	v, ok := m.decisionsOf.Load(network)
+	if !ok {
+		var cs [len(decisionLabels)]prometheus.Counter
+		for i, label := range decisionLabels {
+			cs[i] = m.decisions.WithLabelValues(network, label)
+		}
+		v, _ = m.decisionsOf.LoadOrStore(network, &cs)
+	}
+	return v.(*[len(decisionLabels)]prometheus.Counter)[o]
 }

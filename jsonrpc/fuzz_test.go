@@ -368,3 +368,17 @@ func FuzzDecodeResponse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidResponseID: the fast path for plain integer ids decides as
+// the scanner does (json.Valid on what may start an id).
+func FuzzValidResponseID(f *testing.F) {
+	for _, s := range []string{`0`, `7`, `00`, `01`, `1.`, `10`, `-1`, `"a"`, `null`, `nul`, `1e3`, `18446744073709551616`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, id []byte) {
+		want := len(id) > 0 && len(id) <= MaxIDLength && strings.ContainsRune(`"n-0123456789`, rune(id[0])) && json.Valid(id)
+		if got := validResponseID(id); got != want {
+			t.Fatalf("validResponseID(%q) = %v, want %v", id, got, want)
+		}
+	})
+}

@@ -111,10 +111,26 @@ func validResponseID(id []byte) bool {
 		return false
 	}
 	switch c := id[0]; {
+	case plainUint(id):
+		return true // the ids nodegate sends upstream: no scanner needed
 	case c == '"', c == 'n', c == '-', c >= '0' && c <= '9':
 		return json.Valid(id)
 	}
 	return false
+}
+
+// plainUint reports whether b is a JSON unsigned integer without a
+// fraction or exponent: 0, or a digit 1-9 followed by digits.
+func plainUint(b []byte) bool {
+	if len(b) == 0 || b[0] == '0' && len(b) > 1 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Elements calls fn for each element of a JSON array, with its raw bytes.

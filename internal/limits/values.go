@@ -20,27 +20,11 @@ type Values struct {
 	GasCapFactor uint64
 }
 
-// Spec returns docs/spec.md's values ("Limits").
-func Spec() Values {
-	return Values{GetLogsMaxResults: 10_000, GetLogsMaxParams: 5_000, GetLogsTimeout: 10 * time.Second, GasCapFactor: 10}
-}
+// spec is docs/spec.md's values ("Limits"), which limits: inherits.
+var spec = plan.MethodLimits{GetLogsMaxResults: 10_000, GetLogsMaxParams: 5_000, GetLogsTimeout: 10 * time.Second, GasCapFactor: 10}
 
-// over fills the zero fields of v from base.
-func (v Values) over(base Values) Values {
-	if v.GetLogsMaxResults == 0 {
-		v.GetLogsMaxResults = base.GetLogsMaxResults
-	}
-	if v.GetLogsMaxParams == 0 {
-		v.GetLogsMaxParams = base.GetLogsMaxParams
-	}
-	if v.GetLogsTimeout == 0 {
-		v.GetLogsTimeout = base.GetLogsTimeout
-	}
-	if v.GasCapFactor == 0 {
-		v.GasCapFactor = base.GasCapFactor
-	}
-	return v
-}
+// Spec returns docs/spec.md's values ("Limits").
+func Spec() Values { return valuesOf(spec) }
 
 // GasCap is the cap for a head gas limit; it saturates instead of wrapping.
 func (v Values) GasCap(headGasLimit uint64) uint64 {
@@ -52,13 +36,14 @@ func (v Values) GasCap(headGasLimit uint64) uint64 {
 
 // Set holds one network's method limits (limits:), resolved over
 // docs/spec.md's once; a key's plan overrides them call by call (For).
+// Which value wins is plan.MethodLimits.Over's rule.
 type Set struct {
-	def Values
+	def plan.MethodLimits
 }
 
 // NewSet resolves def over docs/spec.md's values.
 func NewSet(def plan.MethodLimits) *Set {
-	return &Set{def: valuesOf(def).over(Spec())}
+	return &Set{def: def.Over(spec)}
 }
 
 // valuesOf is m in the form the limits apply (a negative factor, refused
@@ -73,9 +58,9 @@ func valuesOf(m plan.MethodLimits) Values {
 // the plan's.
 func (s *Set) For(own plan.MethodLimits) Values {
 	if s == nil {
-		return valuesOf(own).over(Spec())
+		return valuesOf(own.Over(spec))
 	}
-	return valuesOf(own).over(s.def)
+	return valuesOf(own.Over(s.def))
 }
 
 // MaxGasCapFactor is the largest factor of the network and the plans: a

@@ -239,3 +239,19 @@ func trailing(b []byte, i int) error {
 	}
 	return nil
 }
+
+// Element is the i-th element (from 0) of the JSON array b, as raw bytes;
+// nil when b is not an array or has no such element.
+func Element(b []byte, i int) []byte {
+	var elem []byte
+	n := 0
+	_ = arrayElements(b, func(e []byte) bool {
+		if n == i {
+			elem = e
+			return false
+		}
+		n++
+		return true
+	})
+	return elem
+}

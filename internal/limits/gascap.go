@@ -24,7 +24,7 @@ func CapGas(params json.RawMessage, gasCap uint64) (json.RawMessage, error) {
 	if !json.Valid(params) {
 		return nil, errNoCallObject
 	}
-	obj := firstElement(params)
+	obj := jsonrpc.Element(params, 0)
 	if len(obj) == 0 || obj[0] != '{' {
 		return nil, errNoCallObject
 	}

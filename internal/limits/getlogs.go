@@ -43,7 +43,7 @@ type Query struct {
 // v.GetLogsMaxResults logs match, and gives up (cancelling the upstream
 // work) after v.GetLogsTimeout. Results that fit are the node's own bytes.
 func GetLogs(ctx context.Context, v Values, q Query, b Backend) *jsonrpc.Response {
-	raw := firstElement(q.Params)
+	raw := jsonrpc.Element(q.Params, 0)
 	if e := CheckParams(v, raw); e != nil {
 		return jsonrpc.ErrorResponse(e)
 	}
@@ -245,11 +245,4 @@ func (s *search) tooMany(from *uint64, first, over []byte) *jsonrpc.Response {
 func notLogs() *jsonrpc.Response {
 	slog.Warn("upstream answered eth_getLogs with something that is not an array")
 	return jsonrpc.ErrorResponse(jsonrpc.ErrUpstreamUnavailable())
-}
-
-// firstElement is the first element of a params array (the filter object).
-func firstElement(params []byte) []byte {
-	var first []byte
-	_ = jsonrpc.Elements(params, func(e []byte) bool { first = e; return false })
-	return first
 }

@@ -17,7 +17,7 @@ var errNoSimulateOptions = errors.New("params hold no simulate options")
 // there is none; a value go-ethereum would refuse reads as present, 0 (the
 // node refuses the call: nothing to cap).
 func CallGas(params json.RawMessage) (gas uint64, present bool) {
-	obj := firstElement(params)
+	obj := jsonrpc.Element(params, 0)
 	if len(obj) == 0 || obj[0] != '{' {
 		return 0, false
 	}
@@ -92,9 +92,12 @@ func CapSimulateGas(params json.RawMessage, gasCap uint64) (out json.RawMessage,
 // their bytes. changed is false, and params returned as they are, when
 // nothing is over.
 func CapBlockOverrideGas(params json.RawMessage, at int, gasCap uint64) (out json.RawMessage, changed bool, err error) {
+	if ov := jsonrpc.Element(params, at); len(ov) == 0 || ov[0] != '{' {
+		return params, false, nil // no overrides there: most calls, decoded no further
+	}
 	var elems []json.RawMessage
-	if err := json.Unmarshal(params, &elems); err != nil || len(elems) <= at || len(elems[at]) == 0 || elems[at][0] != '{' {
-		return params, false, nil // no overrides there (or the node refuses the params)
+	if err := json.Unmarshal(params, &elems); err != nil || len(elems) <= at {
+		return params, false, nil // the node refuses the params
 	}
 	dec := json.NewDecoder(bytes.NewReader(elems[at]))
 	dec.UseNumber()

@@ -100,7 +100,7 @@ func (f filterLimits) Wrap(next Handler) Handler {
 // newLogFilter checks eth_newFilter's object against eth_getLogs's
 // parameter limit before the node installs it.
 func newLogFilter(ctx context.Context, c *Call, set *limits.Set, book *filterBook, next Handler) *jsonrpc.Response {
-	raw := firstElement(c.Req.Params)
+	raw := jsonrpc.Element(c.Req.Params, 0)
 	if e := limits.CheckParams(set.For(planLimits(c)), raw); e != nil {
 		return jsonrpc.ErrorResponse(e)
 	}
@@ -184,27 +184,10 @@ func firstParsed[T any](c *Call) (*T, bool) {
 // go-ethereum reads the subscription's name; ok is false for another
 // subscription, or logs without a filter (nothing to count).
 func logsSubscription(params []byte) (filter []byte, ok bool) {
-	i := 0
 	var name string
-	_ = jsonrpc.Elements(params, func(e []byte) bool {
-		switch i {
-		case 0:
-			if json.Unmarshal(e, &name) != nil || name != "logs" {
-				return false
-			}
-		case 1:
-			filter = e
-			return false
-		}
-		i++
-		return true
-	})
-	return filter, name == "logs" && filter != nil && string(filter) != "null"
-}
-
-// firstElement is the first element of a params array.
-func firstElement(params []byte) []byte {
-	var first []byte
-	_ = jsonrpc.Elements(params, func(e []byte) bool { first = e; return false })
-	return first
+	if json.Unmarshal(jsonrpc.Element(params, 0), &name) != nil || name != "logs" {
+		return nil, false
+	}
+	filter = jsonrpc.Element(params, 1)
+	return filter, filter != nil && string(filter) != "null"
 }

@@ -83,7 +83,7 @@ func capParams(kind methods.Gas, params json.RawMessage, limit uint64) (json.Raw
 		if present && gas <= limit || !present && kind == methods.GasEstimated {
 			return params, changed, nil
 		}
-		if first := firstElement(params); !present && (len(first) == 0 || first[0] != '{') {
+		if first := jsonrpc.Element(params, 0); !present && (len(first) == 0 || first[0] != '{') {
 			return params, changed, nil // no call object: the node refuses the call
 		}
 		out, err := limits.CapGas(params, limit)

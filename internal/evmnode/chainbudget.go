@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/core"
@@ -141,11 +140,11 @@ func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 		return nil, false, nil
 	}
 	if !jsonrpc.IsBatch(body) {
-		size, write := writeSize(body)
-		if !write {
+		w, ok := writeOf(body)
+		if !ok {
 			return nil, false, nil
 		}
-		out, err = n.budgetWrite(nil, body, size, serve)
+		out, err = n.budgetWrite(nil, body, w, serve)
 		return out, true, err
 	}
 	buf := []byte{'['}
@@ -153,8 +152,8 @@ func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
-		if size, write := writeSize(elem); write {
-			buf, err = n.budgetWrite(buf, elem, size, serve)
+		if w, ok := writeOf(elem); ok {
+			buf, err = n.budgetWrite(buf, elem, w, serve)
 			return err == nil
 		}
 		var answer []byte
@@ -173,13 +172,13 @@ func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 	return append(buf, ']'), true, nil
 }
 
-// budgetWrite appends the answer to one write of a transaction of size
-// bytes: refused when it does not fit, else served, its reservation given
-// back unless the node took the transaction.
-func (n *Node) budgetWrite(buf, req []byte, size int64, serve func([]byte) ([]byte, error)) ([]byte, error) {
-	need := txBytes(size)
+// budgetWrite appends the answer to one write, w of req: refused when
+// its transaction does not fit, else served, its reservation given back
+// unless the node took the transaction.
+func (n *Node) budgetWrite(buf, req []byte, w write, serve func([]byte) ([]byte, error)) ([]byte, error) {
+	need := txBytes(w.size)
 	if !n.size.reserve(need) {
-		return n.chainFull(buf, req), nil
+		return n.chainFull(buf, w.id), nil
 	}
 	answer, err := serve(req)
 	if err != nil || !bytes.Contains(answer, []byte(`"result"`)) {
@@ -191,40 +190,36 @@ func (n *Node) budgetWrite(buf, req []byte, size int64, serve func([]byte) ([]by
 	return append(buf, bytes.TrimSpace(answer)...), nil
 }
 
-// writeSize reports whether one request sends a transaction, and the
+// write is one request that sends a transaction: its id, and the
 // transaction's size in bytes (its hex parameter's length halved; 0 when
 // the parameter is not a string, which the node refuses).
-func writeSize(req []byte) (size int64, write bool) {
-	if !isWrite(req) {
-		return 0, false
-	}
-	msgs, _, _ := jsonrpc.Parse(req, 1)
-	var params []json.RawMessage
-	if json.Unmarshal(msgs[0].Req.Params, &params) != nil || len(params) == 0 {
-		return 0, true
-	}
-	var raw string
-	if json.Unmarshal(params[0], &raw) != nil {
-		return 0, true
-	}
-	return int64(len(strings.TrimPrefix(raw, "0x")) / 2), true
+type write struct {
+	id   json.RawMessage
+	size int64
 }
 
-// isWrite reports whether one request sends a transaction.
-func isWrite(req []byte) bool {
+// writeOf reads req once: whether it sends a transaction, and what of it
+// the budget needs.
+func writeOf(req []byte) (w write, ok bool) {
 	msgs, _, err := jsonrpc.Parse(req, 1)
 	if err != nil || len(msgs) != 1 || msgs[0].Err != nil {
-		return false
+		return write{}, false
 	}
-	m := msgs[0].Req.Method
-	return m == "eth_sendRawTransaction" || m == "eth_sendRawTransactionSync"
+	r := msgs[0].Req
+	if r.Method != "eth_sendRawTransaction" && r.Method != "eth_sendRawTransactionSync" {
+		return write{}, false
+	}
+	w.id = r.ID
+	if tx := jsonrpc.Element(r.Params, 0); len(tx) >= 2 && tx[0] == '"' {
+		w.size = int64(len(bytes.TrimPrefix(tx[1:len(tx)-1], []byte("0x"))) / 2)
+	}
+	return w, true
 }
 
-// chainFull appends the answer to the write req of a full chain.
-func (n *Node) chainFull(buf, req []byte) []byte {
-	msgs, _, _ := jsonrpc.Parse(req, 1)
+// chainFull appends the answer of a full chain to the write with id.
+func (n *Node) chainFull(buf []byte, id json.RawMessage) []byte {
 	full := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
 		"the embedded node's chain is full (%d MiB of blocks, node.max_chain_bytes %d MiB): it takes no more transactions; restart nodegate for a new dev chain, or raise node.max_chain_bytes",
 		(n.size.used.Load()+n.size.reserved.Load())>>20, n.size.max>>20))
-	return jsonrpc.AppendResponse(buf, msgs[0].Req.ID, jsonrpc.ErrorResponse(full))
+	return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(full))
 }

@@ -83,12 +83,9 @@ func join(lists ...[]Rule) []Rule {
 
 // executions marks rules as running code.
 func executions(lists ...[]Rule) []Rule {
-	var out []Rule
-	for _, l := range lists {
-		for _, r := range l {
-			r.Executes = true
-			out = append(out, r)
-		}
+	out := join(lists...)
+	for i := range out {
+		out[i].Executes = true
 	}
 	return out
 }

@@ -92,7 +92,6 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 	if err != nil || !jsonrpc.IsBatch(out) {
 		return // failed as a whole (or refused batches with one error): every call alone
 	}
-	others := p.triedOnly(m)
 	seen := make([]bool, len(answers))
 	_ = jsonrpc.Elements(out, func(elem []byte) bool {
 		id, resp, err := jsonrpc.DecodeResponse(elem)
@@ -113,7 +112,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		}
 		k := kindOf(chunk[i].Method)
 		p.learn(m, k, &resp)
-		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(others, sentAt) {
+		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(p.triedOnly(m), sentAt) {
 			return true // a member ahead may have what this one has not: that call goes alone
 		}
 		answers[i] = BatchAnswer{Resp: &resp, Member: m.Name()}

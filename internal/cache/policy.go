@@ -109,20 +109,7 @@ func After(method string, resp *jsonrpc.Response, finalized uint64) bool {
 // blockParam reads the block number at position i: only a hex number
 // counts (a tag, a hash or an object does not).
 func blockParam(params []byte, i int) (uint64, bool) {
-	var (
-		n     uint64
-		found bool
-		k     int
-	)
-	err := jsonrpc.Elements(params, func(elem []byte) bool {
-		if k == i {
-			n, found = quantity(elem)
-			return false
-		}
-		k++
-		return true
-	})
-	return n, err == nil && found
+	return quantity(jsonrpc.Element(params, i)) // none there: not a number
 }
 
 // logsFinal: a filter with numeric fromBlock and toBlock, both final, as
@@ -133,8 +120,8 @@ func blockParam(params []byte, i int) (uint64, bool) {
 // the same final number, the exact spellings must be there, and no key may
 // fold to blockHash: {"toBlock":"0x180","TOBLOCK":"latest"} is not final.
 func logsFinal(params []byte, finalized uint64) bool {
-	var filter []byte
-	if err := jsonrpc.Elements(params, func(elem []byte) bool { filter = elem; return false }); err != nil || filter == nil {
+	filter := jsonrpc.Element(params, 0)
+	if filter == nil {
 		return false
 	}
 	var from, to bound

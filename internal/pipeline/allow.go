@@ -117,19 +117,10 @@ func parsedOr[T any](c *Call, i int) (*T, error) {
 
 // param returns the raw param at position i.
 func param(params []byte, i int) ([]byte, error) {
-	var out []byte
-	n := 0
-	err := jsonrpc.Elements(params, func(elem []byte) bool {
-		if n == i {
-			out = elem
-			return false
-		}
-		n++
-		return true
-	})
-	if err != nil {
+	if !jsonrpc.IsBatch(params) {
 		return nil, errNotAnArray
 	}
+	out := jsonrpc.Element(params, i)
 	if out == nil || string(out) == "null" {
 		return nil, errNoAddress
 	}

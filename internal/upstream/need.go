@@ -128,23 +128,13 @@ func (k methodKind) blockOf(params json.RawMessage) blockRef {
 	case k.block == noBlock || len(params) == 0:
 		return blockRef{}
 	}
-	var elem []byte
-	i := int8(0)
-	_ = jsonrpc.Elements(params, func(e []byte) bool {
-		if i == k.block || k.block == logsFilter {
-			elem = e
-			return false
+	if k.block == logsFilter {
+		if filter := jsonrpc.Element(params, 0); filter != nil {
+			return logsBlock(filter)
 		}
-		i++
-		return true
-	})
-	if elem == nil {
 		return blockRef{}
 	}
-	if k.block == logsFilter {
-		return logsBlock(elem)
-	}
-	return blockValue(elem)
+	return blockValue(jsonrpc.Element(params, int(k.block)))
 }
 
 // blockValue reads a block param: a quantity or tag string, or an EIP-1898

@@ -106,17 +106,10 @@ func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
 // answer may carry: null, a string or a number, spelled as JSON spells it
 // (not `00`, `1.`, `nul`). The scanner does not check the spelling of
 // literals, so the id, which matches answers to calls, is checked here.
+// It is validID (what may start an id, and its length) with the spelling
+// checked too; plainUint, the ids nodegate sends upstream, needs no scanner.
 func validResponseID(id []byte) bool {
-	if len(id) == 0 || len(id) > MaxIDLength {
-		return false
-	}
-	switch c := id[0]; {
-	case plainUint(id):
-		return true // the ids nodegate sends upstream: no scanner needed
-	case c == '"', c == 'n', c == '-', c >= '0' && c <= '9':
-		return json.Valid(id)
-	}
-	return false
+	return validID(id) && (plainUint(id) || json.Valid(id))
 }
 
 // plainUint reports whether b is a JSON unsigned integer without a

@@ -74,12 +74,11 @@ var ErrNotResponse = errors.New("not a json-rpc response")
 // id is checked strictly (validResponseID): an answer whose id is not
 // valid JSON (`00`, `1.`, `nul`) is not a response.
 func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
-	var haveResult, badID bool
+	var haveResult bool
 	scanErr := objectFields(b, func(key, value []byte) bool {
 		switch string(key) {
 		case "id":
 			id = value
-			badID = !validResponseID(value)
 		case "result":
 			r.Result, haveResult = value, true
 		case "error":
@@ -89,7 +88,7 @@ func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
 		}
 		return true
 	})
-	if scanErr != nil || badID {
+	if scanErr != nil || id != nil && !validResponseID(id) {
 		return nil, Response{}, ErrNotResponse
 	}
 	if r.Err != nil {

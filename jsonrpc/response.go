@@ -74,12 +74,11 @@ var ErrNotResponse = errors.New("not a json-rpc response")
 // id is checked strictly (validResponseID): an answer whose id is not
 // valid JSON (`00`, `1.`, `nul`) is not a response.
 func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
-	var haveResult, badID bool
+	var haveResult bool
 	scanErr := objectFields(b, func(key, value []byte) bool {
 		switch string(key) {
 		case "id":
 			id = value
-			badID = !validResponseID(value)
 		case "result":
 			r.Result, haveResult = value, true
 		case "error":
@@ -89,7 +88,7 @@ func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
 		}
 		return true
 	})
-	if scanErr != nil || badID {
+	if scanErr != nil || id != nil && !validResponseID(id) {
 		return nil, Response{}, ErrNotResponse
 	}
 	if r.Err != nil {
@@ -106,17 +105,10 @@ func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
 // answer may carry: null, a string or a number, spelled as JSON spells it
 // (not `00`, `1.`, `nul`). The scanner does not check the spelling of
 // literals, so the id, which matches answers to calls, is checked here.
+// It is validID (what may start an id, and its length) with the spelling
+// checked too; plainUint, the ids nodegate sends upstream, needs no scanner.
 func validResponseID(id []byte) bool {
-	if len(id) == 0 || len(id) > MaxIDLength {
-		return false
-	}
-	switch c := id[0]; {
-	case plainUint(id):
-		return true // the ids nodegate sends upstream: no scanner needed
-	case c == '"', c == 'n', c == '-', c >= '0' && c <= '9':
-		return json.Valid(id)
-	}
-	return false
+	return validID(id) && (plainUint(id) || json.Valid(id))
 }
 
 // plainUint reports whether b is a JSON unsigned integer without a

@@ -105,38 +105,40 @@ func (n *Notes) Open(ctx context.Context, key *keys.Key, network string, cost in
 		return nil
 	}
 	id := noteKey{key: key.ID, network: network}
+	var fresh *noteAccount
+	var gen int64
 	n.mu.Lock()
-	a := n.accounts[id]
-	if a != nil {
-		a.refs++
-		n.mu.Unlock()
-		return &NoteAccount{n: n, a: a, cost: cost}
-	}
-	gen := n.forgotten
-	n.mu.Unlock()
 	for {
-		fresh := &noteAccount{id: id, refs: 1, day: dayOf(n.now()), dailyOf: AccountBudget(key.Account)}
-		daily := key.DailyCredits()
-		fresh.daily.Store(daily)
-		if daily > 0 && n.lim != nil {
-			fresh.spent = n.lim.Take(ctx, key.ID, 0, Limits{Daily: daily, DailyOf: fresh.dailyOf}, Spend).DailyUsed
-			fresh.committed.Store(fresh.spent)
-		}
-		n.mu.Lock()
-		if a := n.accounts[id]; a != nil { // another connection opened it meanwhile
+		if a := n.accounts[id]; a != nil { // open, or another connection opened it meanwhile
 			a.refs++
 			n.mu.Unlock()
 			return &NoteAccount{n: n, a: a, cost: cost}
 		}
-		if n.forgotten != gen { // a flush forgot an account after spending for it: read again
-			gen = n.forgotten
+		// Kept unless a flush forgot an account after spending for it
+		// while the spend was read (then read again).
+		if fresh != nil && n.forgotten == gen {
+			n.accounts[id] = fresh
 			n.mu.Unlock()
-			continue
+			return &NoteAccount{n: n, a: fresh, cost: cost}
 		}
-		n.accounts[id] = fresh
+		gen = n.forgotten
 		n.mu.Unlock()
-		return &NoteAccount{n: n, a: fresh, cost: cost}
+		fresh = n.read(ctx, key, id)
+		n.mu.Lock()
 	}
+}
+
+// read makes key's account on a network with the day's spend the limiter
+// reports (no lock held: it may be a Redis round trip).
+func (n *Notes) read(ctx context.Context, key *keys.Key, id noteKey) *noteAccount {
+	fresh := &noteAccount{id: id, refs: 1, day: dayOf(n.now()), dailyOf: AccountBudget(key.Account)}
+	daily := key.DailyCredits()
+	fresh.daily.Store(daily)
+	if daily > 0 && n.lim != nil {
+		fresh.spent = n.lim.Take(ctx, key.ID, 0, Limits{Daily: daily, DailyOf: fresh.dailyOf}, Spend).DailyUsed
+		fresh.committed.Store(fresh.spent)
+	}
+	return fresh
 }
 
 // Reserve counts one notification for key (its current record) before it

@@ -90,25 +90,26 @@ func (f *Flags) Open(ctx context.Context) (*Store, int, error) {
 }
 
 // Begin does what every store command does before its own flags: usage
-// for help (exit 0) or no command (exit 2), a refusal of an unknown
-// command (exit 2), else the command's flag set. tool is "keys" or
-// "accounts"; ok is false when the run ends with code.
-func Begin(tool, usage string, args []string, known func(string) bool, stderr io.Writer) (fs *flag.FlagSet, code int, ok bool) {
+// for help (exit 0) or no command (exit 2), a refusal of a command not in
+// commands (exit 2), else the command args[0] names and its flag set. tool
+// is "keys" or "accounts"; ok is false when the run ends with code.
+func Begin[C any](tool, usage string, args []string, commands map[string]C, stderr io.Writer) (fs *flag.FlagSet, cmd C, code int, ok bool) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {
-			return nil, 2, false
+			return nil, cmd, 2, false
 		}
-		return nil, 0, false
+		return nil, cmd, 0, false
 	}
-	if !known(args[0]) {
+	cmd, known := commands[args[0]]
+	if !known {
 		fmt.Fprintf(stderr, "nodegate %s: unknown command %q\n\n%s", tool, args[0], usage)
-		return nil, 2, false
+		return nil, cmd, 2, false
 	}
 	fs = flag.NewFlagSet(tool+" "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	return fs, 0, true
+	return fs, cmd, 0, true
 }
 
 // Args parses the command's flags (they may follow its arguments) and

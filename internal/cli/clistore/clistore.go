@@ -28,47 +28,6 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// Store is an opened key store with the configuration it came from and
-// the plans in force (the store's once a replica wrote them).
-type Store struct {
-	Config config.Config
-	Keys   keys.Store
-	Plans  map[string]keys.Plan
-}
-
-// Open loads configPath (the defaults when empty), applies the data dir
-// and database URL given on the command line (empty: the config's), and
-// opens its store. The exit code is 2 for a bad configuration, 1 for a
-// store that cannot be opened.
-func Open(ctx context.Context, configPath, dataDir, databaseURL string) (*Store, int, error) {
-	cfg := config.Defaults()
-	if configPath != "" {
-		var err error
-		if cfg, err = config.Load(configPath); err != nil {
-			return nil, 2, err
-		}
-	}
-	if dataDir != "" {
-		cfg.DataDir = dataDir
-	}
-	if databaseURL != "" {
-		cfg.DatabaseURL = databaseURL
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, 2, fmt.Errorf("invalid configuration:\n%w", err)
-	}
-	st, err := keys.OpenStore(ctx, keyconfig.Store(&cfg))
-	if err != nil {
-		return nil, 1, err
-	}
-	plans, err := keys.PlansInForce(ctx, st, cfg.PlanSet())
-	if err != nil {
-		st.Close()
-		return nil, 1, err
-	}
-	return &Store{Config: cfg, Keys: st, Plans: plans}, 0, nil
-}
-
 // Flags are the flags every store command takes: where the store is, and
 // JSON output.
 type Flags struct {
@@ -84,9 +43,45 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.JSON, "json", false, "print JSON")
 }
 
-// Open opens the store the flags name, as Open does.
+// Store is an opened key store with the configuration it came from and
+// the plans in force (the store's once a replica wrote them).
+type Store struct {
+	Config config.Config
+	Keys   keys.Store
+	Plans  map[string]keys.Plan
+}
+
+// Open loads the flags' config (the defaults when none), applies the data
+// dir and database URL given on the command line (empty: the config's),
+// and opens its store. The exit code is 2 for a bad configuration, 1 for a
+// store that cannot be opened.
 func (f *Flags) Open(ctx context.Context) (*Store, int, error) {
-	return Open(ctx, f.ConfigPath, f.DataDir, f.DatabaseURL)
+	cfg := config.Defaults()
+	if f.ConfigPath != "" {
+		var err error
+		if cfg, err = config.Load(f.ConfigPath); err != nil {
+			return nil, 2, err
+		}
+	}
+	if f.DataDir != "" {
+		cfg.DataDir = f.DataDir
+	}
+	if f.DatabaseURL != "" {
+		cfg.DatabaseURL = f.DatabaseURL
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, 2, fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	st, err := keys.OpenStore(ctx, keyconfig.Store(&cfg))
+	if err != nil {
+		return nil, 1, err
+	}
+	plans, err := keys.PlansInForce(ctx, st, cfg.PlanSet())
+	if err != nil {
+		st.Close()
+		return nil, 1, err
+	}
+	return &Store{Config: cfg, Keys: st, Plans: plans}, 0, nil
 }
 
 // Begin does what every store command does before its own flags: usage

@@ -160,14 +160,17 @@ func (c *limitedConn) keyed() {
 // ConnState are the http.Server's hooks; authenticate marks a connection
 // once a key is admitted on it.
 type ConnGuard struct {
-	idle  time.Duration
-	mu    sync.Mutex
-	conns map[net.Conn]*connMark
+	idle time.Duration
+	// conns holds each open connection's mark (net.Conn → *connMark): the
+	// ConnState hook is given only the connection. A sync.Map, so that the
+	// lookup on every request's state change takes no lock shared by all
+	// connections.
+	conns sync.Map
 }
 
 // NewConnGuard closes keyless connections idle for idle (0: never).
 func NewConnGuard(idle time.Duration) *ConnGuard {
-	return &ConnGuard{idle: idle, conns: map[net.Conn]*connMark{}}
+	return &ConnGuard{idle: idle}
 }
 
 type connMarkKey struct{}
@@ -188,12 +191,9 @@ func (g *ConnGuard) ConnContext(ctx context.Context, c net.Conn) context.Context
 		return ctx
 	}
 	m := &connMark{conn: c}
-	if g.idle <= 0 { // no timer: the mark only gives the address's place back
-		return context.WithValue(ctx, connMarkKey{}, m)
+	if g.idle > 0 { // else no timer: the mark only gives the address's place back
+		g.conns.Store(c, m)
 	}
-	g.mu.Lock()
-	g.conns[c] = m
-	g.mu.Unlock()
 	return context.WithValue(ctx, connMarkKey{}, m)
 }
 
@@ -203,20 +203,21 @@ func (g *ConnGuard) ConnState(c net.Conn, st http.ConnState) {
 	if g == nil || g.idle <= 0 {
 		return
 	}
-	g.mu.Lock()
-	m := g.conns[c]
-	if st == http.StateClosed || st == http.StateHijacked {
-		delete(g.conns, c)
-	}
-	g.mu.Unlock()
-	if m == nil {
+	v, ok := g.conns.Load(c)
+	if !ok {
 		return
 	}
-	switch st {
-	case http.StateNew, http.StateIdle:
-		if !m.keySeen.Load() {
-			m.arm(g.idle)
-		}
+	m := v.(*connMark)
+	switch {
+	case st == http.StateClosed || st == http.StateHijacked:
+		g.conns.Delete(c)
+		m.disarm()
+	case m.keySeen.Load():
+		// A connection that showed a key is never armed again, and its
+		// timer, stopped when the request that showed it began, could
+		// not close it anyway (expire): nothing to do per request.
+	case st == http.StateNew || st == http.StateIdle:
+		m.arm(g.idle)
 	default:
 		m.disarm()
 	}

@@ -62,18 +62,19 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 			networks = append(networks, n)
 		}
 	}
-	if !reflect.DeepEqual(cur.cfg.PlanSet(), next.PlanSet()) {
+	if plans := next.PlanSet(); !reflect.DeepEqual(cur.cfg.PlanSet(), plans) {
 		// The store's plans change for every replica (keys/plans_store.go).
-		if _, err := s.KeyStore.PublishPlans(ctx, next.PlanSet()); err != nil {
+		// One map for all three, as startKeys gives them.
+		if _, err := s.KeyStore.PublishPlans(ctx, plans); err != nil {
 			s.retire(fresh)
 			return err
 		}
-		if err := s.Keys.SetPlans(ctx, next.PlanSet(), config.PlanTeam); err != nil {
+		if err := s.Keys.SetPlans(ctx, plans, config.PlanTeam); err != nil {
 			s.retire(fresh)
 			return err
 		}
 		if s.KeyManager != nil {
-			s.KeyManager.SetPlans(next.PlanSet()) // the admin API creates keys on the new plans
+			s.KeyManager.SetPlans(plans) // the admin API creates keys on the new plans
 		}
 	}
 	s.publish(s.newGeneration(next, networks))

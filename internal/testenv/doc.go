@@ -1,5 +1,5 @@
 // Package testenv holds what tests ask of the machine they run on and the
-// two things nearly every test does. Program (testenv.go) finds the
+// things nearly every test does. Program (testenv.go) finds the
 // programs some tests drive (curl, HAProxy, Chromium, Node.js): a missing
 // program fails the test when CI is set (.ci/run installs them, so a skip
 // there would hide a hole) and skips it elsewhere. WaitFor (wait.go) polls
@@ -9,7 +9,9 @@
 // (Redis, PostgreSQL) to cut it or make it slow for this test alone. NPMCI
 // (npm.go) installs the npm packages a test drives from a committed lock
 // file. Imports (imports.go) lists a package's imports, for the tests that
-// hold a package to its doc.go's rule on what it may depend on.
+// hold a package to its doc.go's rule on what it may depend on. LogBuffer
+// (logbuffer.go) is a log destination a server's goroutines write to while
+// the test reads it.
 //
 // It is for tests only; nothing in the binary imports it.
 package testenv

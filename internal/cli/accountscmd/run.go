@@ -66,11 +66,10 @@ type invocation struct {
 // Run executes `nodegate accounts args...`: exit 0 done, 1 failure (store
 // unreachable, unknown account), 2 bad usage or refused input.
 func Run(args []string, stdout, stderr io.Writer) int {
-	fs, code, ok := clistore.Begin("accounts", usage, args, func(c string) bool { _, ok := commands[c]; return ok }, stderr)
+	fs, cmd, code, ok := clistore.Begin("accounts", usage, args, commands, stderr)
 	if !ok {
 		return code
 	}
-	cmd := commands[args[0]]
 	inv := &invocation{stdout: stdout, stderr: stderr}
 	inv.common.Register(fs)
 	fs.BoolVar(&inv.all, "all", false, "requests: decided ones too")

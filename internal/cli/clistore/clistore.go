@@ -28,6 +28,21 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// Flags are the flags every store command takes: where the store is, and
+// JSON output.
+type Flags struct {
+	ConfigPath, DataDir, DatabaseURL string
+	JSON                             bool
+}
+
+// Register adds the flags to fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.ConfigPath, "config", "", "YAML config `file` (the one nodegate serve uses)")
+	fs.StringVar(&f.DataDir, "data-dir", "", "`dir` of the SQLite key store (default: the config's, ./nodegate-data)")
+	fs.StringVar(&f.DatabaseURL, "database-url", "", "PostgreSQL `url` of the key store (overrides the config)")
+	fs.BoolVar(&f.JSON, "json", false, "print JSON")
+}
+
 // Store is an opened key store with the configuration it came from and
 // the plans in force (the store's once a replica wrote them).
 type Store struct {
@@ -36,23 +51,23 @@ type Store struct {
 	Plans  map[string]keys.Plan
 }
 
-// Open loads configPath (the defaults when empty), applies the data dir
-// and database URL given on the command line (empty: the config's), and
-// opens its store. The exit code is 2 for a bad configuration, 1 for a
+// Open loads the flags' config (the defaults when none), applies the data
+// dir and database URL given on the command line (empty: the config's),
+// and opens its store. The exit code is 2 for a bad configuration, 1 for a
 // store that cannot be opened.
-func Open(ctx context.Context, configPath, dataDir, databaseURL string) (*Store, int, error) {
+func (f *Flags) Open(ctx context.Context) (*Store, int, error) {
 	cfg := config.Defaults()
-	if configPath != "" {
+	if f.ConfigPath != "" {
 		var err error
-		if cfg, err = config.Load(configPath); err != nil {
+		if cfg, err = config.Load(f.ConfigPath); err != nil {
 			return nil, 2, err
 		}
 	}
-	if dataDir != "" {
-		cfg.DataDir = dataDir
+	if f.DataDir != "" {
+		cfg.DataDir = f.DataDir
 	}
-	if databaseURL != "" {
-		cfg.DatabaseURL = databaseURL
+	if f.DatabaseURL != "" {
+		cfg.DatabaseURL = f.DatabaseURL
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, 2, fmt.Errorf("invalid configuration:\n%w", err)
@@ -69,46 +84,27 @@ func Open(ctx context.Context, configPath, dataDir, databaseURL string) (*Store,
 	return &Store{Config: cfg, Keys: st, Plans: plans}, 0, nil
 }
 
-// Flags are the flags every store command takes: where the store is, and
-// JSON output.
-type Flags struct {
-	ConfigPath, DataDir, DatabaseURL string
-	JSON                             bool
-}
-
-// Register adds the flags to fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&f.ConfigPath, "config", "", "YAML config `file` (the one nodegate serve uses)")
-	fs.StringVar(&f.DataDir, "data-dir", "", "`dir` of the SQLite key store (default: the config's, ./nodegate-data)")
-	fs.StringVar(&f.DatabaseURL, "database-url", "", "PostgreSQL `url` of the key store (overrides the config)")
-	fs.BoolVar(&f.JSON, "json", false, "print JSON")
-}
-
-// Open opens the store the flags name, as Open does.
-func (f *Flags) Open(ctx context.Context) (*Store, int, error) {
-	return Open(ctx, f.ConfigPath, f.DataDir, f.DatabaseURL)
-}
-
 // Begin does what every store command does before its own flags: usage
-// for help (exit 0) or no command (exit 2), a refusal of an unknown
-// command (exit 2), else the command's flag set. tool is "keys" or
-// "accounts"; ok is false when the run ends with code.
-func Begin(tool, usage string, args []string, known func(string) bool, stderr io.Writer) (fs *flag.FlagSet, code int, ok bool) {
+// for help (exit 0) or no command (exit 2), a refusal of a command not in
+// commands (exit 2), else the command args[0] names and its flag set. tool
+// is "keys" or "accounts"; ok is false when the run ends with code.
+func Begin[C any](tool, usage string, args []string, commands map[string]C, stderr io.Writer) (fs *flag.FlagSet, cmd C, code int, ok bool) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {
-			return nil, 2, false
+			return nil, cmd, 2, false
 		}
-		return nil, 0, false
+		return nil, cmd, 0, false
 	}
-	if !known(args[0]) {
+	cmd, known := commands[args[0]]
+	if !known {
 		fmt.Fprintf(stderr, "nodegate %s: unknown command %q\n\n%s", tool, args[0], usage)
-		return nil, 2, false
+		return nil, cmd, 2, false
 	}
 	fs = flag.NewFlagSet(tool+" "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	return fs, 0, true
+	return fs, cmd, 0, true
 }
 
 // Args parses the command's flags (they may follow its arguments) and

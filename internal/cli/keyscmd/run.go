@@ -49,11 +49,10 @@ Common flags:
 // Run executes `nodegate keys args...` and returns the exit code: 0 done,
 // 1 failure (store unreachable, unknown id), 2 bad usage or refused input.
 func Run(args []string, stdout, stderr io.Writer) int {
-	fs, code, ok := clistore.Begin("keys", usage, args, func(c string) bool { _, ok := commands[c]; return ok }, stderr)
+	fs, cmd, code, ok := clistore.Begin("keys", usage, args, commands, stderr)
 	if !ok {
 		return code
 	}
-	cmd := commands[args[0]]
 	inv := &invocation{stdout: stdout, stderr: stderr}
 	inv.common.Register(fs)
 	if cmd.settings {

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 func TestNew(t *testing.T) {
@@ -48,26 +48,9 @@ func TestNew(t *testing.T) {
 	}
 }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestBuffered: lines reach the writer on the timer and on Close, whole.
 func TestBuffered(t *testing.T) {
-	var out lockedBuf
+	var out testenv.LogBuffer
 	b := NewBuffered(&out, 20*time.Millisecond)
 	l := slog.New(slog.NewJSONHandler(b, nil))
 	l.Info("first")

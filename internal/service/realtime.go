@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"sync"
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
@@ -59,9 +60,13 @@ func wsLimits(cfg config.Config) ingress.WSLimits {
 
 // closeRealtime closes the WebSocket clients and the subscription hubs.
 func (s *Service) closeRealtime(ctx context.Context) {
+	// Every listener's and generation's sockets drain at once: one
+	// server's are not left taking messages while another's drain.
+	var wg sync.WaitGroup
 	for _, ing := range s.ingresses() {
-		ing.CloseWebSockets(ctx)
+		wg.Go(func() { ing.CloseWebSockets(ctx) })
 	}
+	wg.Wait()
 	s.genMu.Lock()
 	hubs := slices.Clone(s.hubs)
 	s.genMu.Unlock()

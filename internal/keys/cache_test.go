@@ -2,8 +2,6 @@ package keys
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/url"
 	"sync"
 	"testing"
@@ -107,8 +105,8 @@ func TestCacheStaticAndUnknownPlan(t *testing.T) {
 func TestCacheSurvivesOutage(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	u, _ := url.Parse(dsn)
-	p := startProxy(t, u.Host)
-	u.Host = p.addr
+	p := testenv.NewProxy(t, u.Host)
+	u.Host = p.Addr()
 	viaProxy := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, u.String()) })
 	direct := mustOpen(t, func(ctx context.Context) (Store, error) { return OpenPostgres(ctx, dsn) })
 	m := testManager(direct)
@@ -118,7 +116,7 @@ func TestCacheSurvivesOutage(t *testing.T) {
 	if _, ok := cache.Lookup(c1.Key); !ok {
 		t.Fatal("lookup before outage")
 	}
-	p.down()
+	p.Cut()
 	c2, err := m.Create(ctx, CreateParams{Plan: planTeam})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +128,7 @@ func TestCacheSurvivesOutage(t *testing.T) {
 	if _, ok := cache.Lookup(c2.Key); ok {
 		t.Fatal("saw a change through a cut connection")
 	}
-	p.up(t)
+	p.Restore()
 	deadline := time.Now().Add(10 * time.Second) // database/sql must first notice its dead connections
 	for {
 		if _, ok := cache.Lookup(c2.Key); ok {
@@ -141,72 +139,6 @@ func TestCacheSurvivesOutage(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// proxy is a TCP relay on loopback that can drop every connection and
-// refuse new ones, to simulate a database outage with the real server.
-type proxy struct {
-	target, addr string
-	mu           sync.Mutex
-	ln           net.Listener
-	conns        []net.Conn
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	p := &proxy{target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.down)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
-}
-
-func (p *proxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) up(t *testing.T) {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		t.Fatalf("re-listen on %s: %v", p.addr, err)
-	}
-	p.serve(ln)
 }
 
 // BenchmarkLookupCached is the hot path's cost of a key: hash, map lookup,

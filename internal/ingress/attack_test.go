@@ -192,15 +192,7 @@ func TestInFlightAcrossTransports(t *testing.T) {
 	if err := ws.WriteMessage(websocket.TextMessage, []byte(loopingCall)); err != nil {
 		t.Fatal(err)
 	}
-	wsAnswer := make(chan string, 1)
-	go func() {
-		_ = ws.SetReadDeadline(time.Now().Add(time.Minute))
-		_, out, err := ws.ReadMessage()
-		if err != nil {
-			out = []byte(err.Error())
-		}
-		wsAnswer <- string(out)
-	}()
+	wsAnswer := testenv.NextMessage(ws, time.Minute)
 	url := s.URL() + "/v3/" + key
 	blockNumber := `{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}`
 	refused := false

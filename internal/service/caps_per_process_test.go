@@ -133,15 +133,7 @@ func TestInFlightPerKeyPerProcess(t *testing.T) {
 			if err := ws.WriteMessage(websocket.TextMessage, []byte(loopingCall)); err != nil {
 				t.Fatal(err)
 			}
-			wsAnswer := make(chan string, 1)
-			go func() {
-				_ = ws.SetReadDeadline(time.Now().Add(time.Minute))
-				_, out, err := ws.ReadMessage()
-				if err != nil {
-					out = []byte(err.Error())
-				}
-				wsAnswer <- string(out)
-			}()
+			wsAnswer := testenv.NextMessage(ws, time.Minute)
 			url := tc.next(t, s) + "/v3/" + s.GeneratedKey
 			// A call the next server's network answers at once.
 			call := testenv.RPCBody("eth_blockNumber", "")

@@ -11,7 +11,8 @@
 // file. Imports (imports.go) lists a package's imports, for the tests that
 // hold a package to its doc.go's rule on what it may depend on. LogBuffer
 // (logbuffer.go) is a log destination a server's goroutines write to while
-// the test reads it.
+// the test reads it. NextMessage (ws.go) reads a WebSocket's next message
+// on its own goroutine.
 //
 // It is for tests only; nothing in the binary imports it.
 package testenv

@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"sync"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
@@ -18,24 +19,31 @@ type RateMeter struct {
 }
 
 // meterBatch is how many calls a request may have before their copies for
-// the meter are allocated rather than kept on the stack.
+// the meter come from meterCopies rather than the stack.
 const meterBatch = 8
+
+// meterCopies are the meter's copies of larger requests' calls, reused
+// from request to request.
+var meterCopies = sync.Pool{New: func() any { return new([]ratelimit.Call) }}
 
 // Admit prices and admits calls (Metering).
 func (r RateMeter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error {
 	var buf [meterBatch]ratelimit.Call
-	priced := meterCalls(buf[:0], calls)
+	priced, pooled := meterCalls(buf[:0], calls)
 	refused := r.Meter.Admit(ctx, key, meterNetwork(n), priced, invalid)
 	for i, c := range calls {
 		c.Credits = priced[i].Credits
 	}
+	giveBack(pooled)
 	return refused
 }
 
 // Record counts the answered calls (Metering).
 func (r RateMeter) Record(key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, answers []*jsonrpc.Response, invalid int) {
 	var buf [meterBatch]ratelimit.Call
-	r.Meter.Record(key, meterNetwork(n), meterCalls(buf[:0], calls), answers, invalid)
+	counted, pooled := meterCalls(buf[:0], calls)
+	r.Meter.Record(key, meterNetwork(n), counted, answers, invalid)
+	giveBack(pooled)
 }
 
 // Notifications opens the account notifications are charged to (Metering).
@@ -51,10 +59,30 @@ func meterNetwork(n *pipeline.Network) ratelimit.Network {
 	return ratelimit.Network{Name: n.Name, Methods: n.Methods}
 }
 
-// meterCalls appends the meter's view of calls to dst.
-func meterCalls(dst []ratelimit.Call, calls []*pipeline.Call) []ratelimit.Call {
+// meterCalls is the meter's view of calls: in dst when it has room, else
+// in a slice from meterCopies (pooled), to be given back with giveBack.
+func meterCalls(dst []ratelimit.Call, calls []*pipeline.Call) (view []ratelimit.Call, pooled *[]ratelimit.Call) {
+	if len(calls) <= cap(dst) {
+		return appendCalls(dst, calls), nil
+	}
+	pooled = meterCopies.Get().(*[]ratelimit.Call)
+	*pooled = appendCalls((*pooled)[:0], calls)
+	return *pooled, pooled
+}
+
+func appendCalls(dst []ratelimit.Call, calls []*pipeline.Call) []ratelimit.Call {
 	for _, c := range calls {
 		dst = append(dst, ratelimit.Call{Method: c.Req.Method, Credits: c.Credits})
 	}
 	return dst
+}
+
+// giveBack returns a pooled view to meterCopies, holding no method names.
+func giveBack(pooled *[]ratelimit.Call) {
+	if pooled == nil {
+		return
+	}
+	clear(*pooled)
+	*pooled = (*pooled)[:0]
+	meterCopies.Put(pooled)
 }

@@ -82,3 +82,24 @@ func TestRateMeterPricesPipelineCalls(t *testing.T) {
 		t.Fatal("notifications charged without Notes")
 	}
 }
+
+// TestMeterCopiesReused: the meter's view of a request too large for the
+// stack comes from a pool, so a batch is not copied into fresh memory on
+// every Admit and Record.
+func TestMeterCopiesReused(t *testing.T) {
+	calls := make([]*pipeline.Call, 100)
+	for i := range calls {
+		calls[i] = &pipeline.Call{Req: jsonrpc.Request{Method: "eth_chainId"}, Credits: int64(i)}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		var buf [meterBatch]ratelimit.Call
+		view, pooled := meterCalls(buf[:0], calls)
+		if len(view) != len(calls) || view[99].Credits != 99 || view[0].Method != "eth_chainId" {
+			t.Fatalf("view %d calls", len(view))
+		}
+		giveBack(pooled)
+	})
+	if allocs > 0 {
+		t.Fatalf("%.1f allocations per request of 100 calls, want none", allocs)
+	}
+}

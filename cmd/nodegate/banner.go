@@ -8,7 +8,9 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/family"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/starknet/devnet"
 )
@@ -80,12 +82,7 @@ type target struct{ base, host, method string }
 // default, else the first network with a listener or host name of its own.
 func tryTarget(svc *service.Service) (target, bool) {
 	nets := svc.Config.EffectiveNetworks()
-	method := func(family string) string {
-		if family == "starknet" {
-			return "starknet_blockNumber"
-		}
-		return "eth_blockNumber"
-	}
+	method := func(name string) string { return family.Of(name).HeadMethod }
 	for _, nc := range nets {
 		if len(nc.Hosts) == 0 && nc.Listen == "" {
 			return target{base: svc.URL(), method: method(nc.Family)}, true
@@ -160,10 +157,11 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// printRollup shows how to reach the starknet networks.
+// printRollup shows how to reach the networks that answer
+// rollup_pendingTransactions (the starknet networks).
 func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 	for i, nc := range svc.Config.EffectiveNetworks() {
-		if nc.Family != "starknet" {
+		if _, err := methods.NewTable(family.Of(nc.Family).Methods).Lookup(rollupMethod); err != nil {
 			continue
 		}
 		target, host := svc.URL(), ""
@@ -177,8 +175,8 @@ func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 		if servesEmbedded(nc) {
 			kind = "starknet devnet (embedded; a devnet, not a real chain)"
 		}
-		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rollup_pendingTransactions\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks()[i].Name, curl, host, target, key)
-		if svc.Devnet != nil && svc.Networks()[i].Version("v0_8") != nil {
+		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks()[i].Name, curl, host, rollupMethod, target, key)
+		if svc.Devnet != nil && svc.Networks()[i].Version(family.StarknetV08) != nil {
 			fmt.Fprintf(w, "             Starknet JSON-RPC %s at /v3/%s, %s at %s/v3/%s/rpc/v0_8 (starknet.js 7)\n", devnet.SpecVersion, key, devnet.SpecVersion08, target, key)
 		}
 	}
@@ -207,6 +205,9 @@ func hostOf(pattern string) string {
 	}
 	return pattern
 }
+
+// rollupMethod is the call the rollup line shows.
+const rollupMethod = "rollup_pendingTransactions"
 
 // servesEmbedded reports whether the embedded node or devnet is one of
 // nc's upstreams.

@@ -18,10 +18,12 @@ var pageFiles embed.FS
 // NetworkURL is one network a key may use, with the base URLs clients
 // reach it at (scheme://host[:port], no path).
 type NetworkURL struct {
-	Name   string
-	Family string
-	HTTP   string
-	WS     string
+	Name string
+	// HeadMethod answers the network's head block's number, without
+	// params (its family's: the curl line of a new key).
+	HeadMethod string
+	HTTP       string
+	WS         string
 }
 
 // Options configure the dashboard.

@@ -104,10 +104,6 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, v *visit) {
 
 // curlLine is a command that works as shown: the network's block number.
 func curlLine(n NetworkURL, key, secret string) string {
-	method := "eth_blockNumber"
-	if n.Family == "starknet" {
-		method = "starknet_blockNumber"
-	}
 	auth := ""
 	if secret != "" {
 		auth = " --user :" + secret
@@ -116,7 +112,7 @@ func curlLine(n NetworkURL, key, secret string) string {
 	if strings.HasPrefix(n.HTTP, "https://127.0.0.1") || strings.HasPrefix(n.HTTP, "https://localhost") {
 		insecure = " -k"
 	}
-	return "curl -s" + insecure + auth + " -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + method + "\",\"params\":[]}' " + n.HTTP + "/v3/" + key
+	return "curl -s" + insecure + auth + " -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + n.HeadMethod + "\",\"params\":[]}' " + n.HTTP + "/v3/" + key
 }
 
 // checkNetworks refuses a network this service does not serve, as the

@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 	}}
 	srv := &Server{
 		Keys:     cache,
-		Router:   NewRouter(&pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}),
+		Router:   NewRouter(&pipeline.Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}),
 		Pipeline: pipeline.Build(pipeline.Options{}),
 	}
 	srv.SetReady(true)

@@ -15,7 +15,7 @@ import (
 // run as in production.
 func gatewayHandler(b *testing.B, up upstream.Upstream) http.Handler {
 	b.Helper()
-	n := &pipeline.Network{Name: "bench", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
+	n := &pipeline.Network{Name: "bench", Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}
 	if pool, ok := up.(*upstream.Pool); ok {
 		n.Pool = pool // upstream batches
 	}

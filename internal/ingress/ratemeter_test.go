@@ -24,7 +24,7 @@ func TestRateMeterPricesPipelineCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, _ := cache.Lookup(key)
-	n := &pipeline.Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := &pipeline.Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
 	callsOf := func(ms ...string) []*pipeline.Call {
 		out := make([]*pipeline.Call, len(ms))
 		for i, m := range ms {

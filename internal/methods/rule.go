@@ -135,12 +135,13 @@ func (r *Rule) Check(params json.RawMessage) (Parsed, *jsonrpc.Error) {
 	return parseArgs(params, r.Args)
 }
 
-// checkNamed handles params given by name (a JSON object). The EVM family
-// takes positional params only, as go-ethereum does; the starknet family
-// passes named params to the node, except that a method without params
+// checkNamed handles params given by name (a JSON object). A family that
+// takes positional params only (the EVM family, as go-ethereum does)
+// refuses them; one that takes named params (namedParams: the starknet
+// family) passes them to the node, except that a method without params
 // accepts only an empty object.
 func (r *Rule) checkNamed(params json.RawMessage) (Parsed, *jsonrpc.Error) {
-	if r.Family != FamilyStarknet {
+	if !namedParams[r.Family] {
 		return nil, jsonrpc.ErrInvalidParams("non-array args")
 	}
 	if r.Args != nil && len(r.Args) == 0 {

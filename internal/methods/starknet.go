@@ -13,6 +13,10 @@ var noArgs = []arg{}
 // starknetAllowedPrefixes are forwarded by default on a starknet network.
 var starknetAllowedPrefixes = []string{"starknet_"}
 
+// namedParams are the families whose methods take params by name (a JSON
+// object) as well as by position (Rule.checkNamed).
+var namedParams = map[Family]bool{FamilyStarknet: true}
+
 // starknetRules are the starknet methods with entries of their own: writes
 // are not idempotent, cheap reads cost less.
 var starknetRules = []Rule{
@@ -41,14 +45,15 @@ var devnetRules = []Rule{
 	{Name: "devnet_getPredeployedAccounts", Family: FamilyStarknet, Credits: 5},
 }
 
-// EnableDevnet admits the devnet_ methods on a starknet table; a table of
-// another family is left as it is.
+// EnableDevnet admits the devnet_ methods of this table's family (the
+// Starknet devnet's, on a starknet table); a table of another family is
+// left as it is.
 func (t *Table) EnableDevnet() {
-	if t.family != FamilyStarknet {
-		return
-	}
 	for i := range devnetRules {
 		r := devnetRules[i]
+		if r.Family != t.family {
+			continue
+		}
 		r.Validated = r.Args != nil
 		t.rules[r.Name] = &r
 	}

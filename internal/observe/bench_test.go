@@ -33,7 +33,7 @@ func gateway(b *testing.B, mode string) http.Handler {
 	b.Helper()
 	up := upstream.Func{ID: "static", Fn: func(_ context.Context, body []byte) ([]byte, error) { return bench.AnswerStatic(nil, body), nil }}
 	pool := upstream.NewPool("bench", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: up})
-	n := &pipeline.Network{Name: "bench", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: pool, Pool: pool}
+	n := &pipeline.Network{Name: "bench", Methods: methods.NewTable(methods.FamilyEVM), Upstream: pool, Pool: pool}
 	s := gatewaytest.Server(b, n)
 	var opts pipeline.Options
 	wrap := func(h http.Handler) http.Handler { return h }

@@ -63,7 +63,7 @@ func TestAllowContracts(t *testing.T) {
 	k := contractKey(t)
 	a, o := common.HexToAddress(allowed), common.HexToAddress(other)
 	p := Build(Options{})
-	net := &Network{Name: "mainnet", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: upstream.Func{ID: "ok", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+	net := &Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM), Upstream: upstream.Func{ID: "ok", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
 		if strings.Contains(string(body), `"eth_getLogs"`) {
 			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil // the getLogs limits need an array
 		}

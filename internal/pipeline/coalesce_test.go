@@ -16,7 +16,7 @@ import (
 // gatedNetwork's upstream holds every call until release is closed and
 // counts the calls per method+params it got.
 func gatedNetwork(release <-chan struct{}, hits *sync.Map, total *atomic.Int64) *Network {
-	return &Network{Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM),
+	return &Network{Name: "test", Methods: methods.NewTable(methods.FamilyEVM),
 		Upstream: upstream.Func{ID: "gated", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
 			total.Add(1)
 			v, _ := hits.LoadOrStore(string(body), new(atomic.Int64))

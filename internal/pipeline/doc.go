@@ -2,7 +2,11 @@
 // (stages.go): recover, method rules, key policy, the stages of the
 // network's family (families.go: the EVM family's limits and execution
 // bounds; the Starknet family's pending-transactions stage), the session,
-// then the route to the network's nodes. A stage is a value that holds its
+// blockFirst (a param go-ethereum checks only after the call's block is
+// refused after the node's own error for that block: deferred.go), then
+// the route to the network's nodes. Which stages a network gets is
+// internal/family's decision (Network.Stages; a network assembled without
+// them gets the EVM family's). A stage is a value that holds its
 // own dependencies (a limit set, a gas limiter, a pending-pool reader, the
 // route's cache, the process's admission.Keys for each key's execution
 // turns, which therefore outlive a network built again); a Network carries only what every stage needs, its nodes

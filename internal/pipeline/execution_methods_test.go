@@ -9,6 +9,7 @@ import (
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/starknet"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -23,7 +24,12 @@ func TestExecutionTimeoutEveryMethod(t *testing.T) {
 	}
 	evm := network(loops, &hits)
 	sn := network(loops, &hits)
-	sn.Family, sn.Methods = methods.FamilyStarknet, methods.NewTable(methods.FamilyStarknet)
+	sn.Methods = methods.NewTable(methods.FamilyStarknet)
+	pending, err := starknet.NewPending(sn.Upstream, starknet.PendingForward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn.Stages = pipeline.Starknet{Pending: pending}.Stages()
 	key := planKey(t, 50*time.Millisecond)
 	p := pipeline.Build(pipeline.Options{})
 	call := `{"to":"0x00000000000000000000000000000000000000aa","data":"0x5b600056"}`

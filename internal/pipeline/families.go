@@ -3,9 +3,7 @@ package pipeline
 import (
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/limits"
-	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/starknet"
-	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // This file says which stages each network family brings, and with what.
@@ -66,20 +64,6 @@ func (n *Network) familyStages() []Stage {
 	return n.Stages
 }
 
-// defaultStages are the stages of a family with default dependencies:
-// docs/spec.md's limits; Starknet's pending pool read through up, its mode
-// detected on first use.
-func defaultStages(f methods.Family, up upstream.Upstream) []Stage {
-	if f == methods.FamilyStarknet {
-		p, err := starknet.NewPending(up, starknet.PendingAuto)
-		if err != nil { // not reachable: up is a pool and the mode valid
-			panic(err)
-		}
-		return Starknet{Pending: p}.Stages()
-	}
-	return EVM{}.Stages()
-}
-
 // limitsHolder is a stage that holds the network's limits: WithLimits
 // gives it others.
 type limitsHolder interface {
@@ -104,7 +88,7 @@ func (n *Network) WithLimits(set *limits.Set) *Network {
 		}
 	}
 	return &Network{
-		Name: n.Name, Family: n.Family, ChainID: n.ChainID, Methods: n.Methods,
+		Name: n.Name, ChainID: n.ChainID, Methods: n.Methods,
 		Upstream: n.Upstream, Pool: n.pool(), Partners: n.Partners, Subs: n.Subs,
 		Route: n.Route, Stages: stages, Versions: versions,
 	}

@@ -29,7 +29,8 @@ func stageNames(stages []Stage) []string {
 // traces use (docs/observability.md): the EVM family brings the eth_getLogs,
 // filter and gas-cap limits and the execution bounds; the Starknet family
 // the pending-transactions stage and none of the EVM limits. A network
-// assembled without stages gets its family's.
+// assembled without stages gets the EVM family's (internal/family gives
+// every other network its family's).
 func TestFamilyStages(t *testing.T) {
 	evm := []string{"recoverStage", "methodRules", "allowStage", "getLogsLimits", "filterLimits", "gasCap", "executionLimits", "sessionStage", "blockFirst", "route"}
 	sn := []string{"recoverStage", "methodRules", "allowStage", "executionLimits", "pendingTransactions", "sessionStage", "blockFirst", "route"}
@@ -42,11 +43,9 @@ func TestFamilyStages(t *testing.T) {
 		n    *Network
 		want []string
 	}{
-		{"EVM assembled", &Network{Family: methods.FamilyEVM, Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{}), Execution: admission.New(2)}.Stages()}, evm},
-		{"EVM without stages", &Network{Family: methods.FamilyEVM}, evm},
-		{"no family: EVM's", &Network{}, evm},
-		{"Starknet assembled", &Network{Family: methods.FamilyStarknet, Stages: Starknet{Pending: pending}.Stages()}, sn},
-		{"Starknet without stages", &Network{Family: methods.FamilyStarknet}, sn},
+		{"EVM assembled", &Network{Stages: EVM{Limits: limits.NewSet(plan.MethodLimits{}), Execution: admission.New(2)}.Stages()}, evm},
+		{"without stages: EVM's", &Network{}, evm},
+		{"Starknet assembled", &Network{Stages: Starknet{Pending: pending}.Stages()}, sn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := stageNames(order(tc.n.familyStages(), tc.n.route())); !slices.Equal(got, tc.want) {
@@ -60,7 +59,7 @@ func TestFamilyStages(t *testing.T) {
 // the stages that hold no limits are the network's own, shared.
 func TestWithLimits(t *testing.T) {
 	var asked atomic.Int64
-	n := &Network{Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM),
+	n := &Network{Name: "test", Methods: methods.NewTable(methods.FamilyEVM),
 		Upstream: upstream.Func{ID: "node", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
 			asked.Add(1)
 			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil

@@ -33,7 +33,7 @@ func TestForwardedToSurvivesCopies(t *testing.T) {
 		}}})
 	down := upstream.Func{ID: "node", Fn: func(context.Context, []byte) ([]byte, error) { return nil, errors.New("connection refused") }}
 	n := &pipeline.Network{
-		Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: down, Partners: partner,
+		Name: "test", Methods: methods.NewTable(methods.FamilyEVM), Upstream: down, Partners: partner,
 		Route:  &pipeline.Route{FailoverMethods: map[string]bool{"eth_call": true, "eth_getBalance": true}},
 		Stages: pipeline.EVM{Limits: limits.NewSet(plan.MethodLimits{}), Gas: headGas(30_000_000)}.Stages(),
 	}

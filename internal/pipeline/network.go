@@ -9,13 +9,12 @@ import (
 )
 
 // Network is one chain behind nodegate: what every stage may need (its
-// name, family, chain id and method table), its nodes, and the stages its
-// family brings. What a family's stages need (limits, a gas limiter, a
+// name, chain id and method table), its nodes, and the stages its family
+// brings (internal/family decides which). What a family's stages need (limits, a gas limiter, a
 // pending-pool reader) lives in those stages (families.go); what the route
 // needs besides the nodes, in its Route.
 type Network struct {
 	Name    string
-	Family  methods.Family
 	ChainID uint64
 	Methods *methods.Table
 	// Upstream answers raw bodies: a network given only an Upstream gets
@@ -34,7 +33,8 @@ type Network struct {
 	Subs *subs.Hub
 	// Stages are the stages the network's family brings (EVM.Stages,
 	// Starknet.Stages), placed by the pipeline after the key policy
-	// (stages.go). Nil: its family's, with default dependencies.
+	// (stages.go). Nil: the EVM family's under docs/spec.md's limits
+	// (EVM's zero value), for a network assembled by hand.
 	Stages []Stage
 	// Route is how calls reach the nodes: the cache, partner failover,
 	// metrics (nil: none of them).
@@ -60,7 +60,8 @@ type GasLimiter interface {
 // init fills in, on first use, what a network assembled with less was not
 // given: a pool of its one Upstream (no head tracking, and no upstream
 // batches: a bare upstream may be a function of one request), a route
-// without cache or failover, and its family's default stages.
+// without cache or failover, and the EVM family's stages under
+// docs/spec.md's limits.
 func (n *Network) init() {
 	n.once.Do(func() {
 		if n.Pool == nil {
@@ -70,7 +71,7 @@ func (n *Network) init() {
 			n.Route = &Route{}
 		}
 		if n.Stages == nil {
-			n.Stages = defaultStages(n.Family, n.Pool)
+			n.Stages = EVM{}.Stages()
 		}
 	})
 }

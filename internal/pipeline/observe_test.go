@@ -34,7 +34,7 @@ func (o *recordingObserver) WrapStage(name string, next Handler) Handler {
 func TestBuildObserver(t *testing.T) {
 	o := &recordingObserver{}
 	p := Build(Options{Observer: o})
-	n := &Network{Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM)}
+	n := &Network{Name: "test", Methods: methods.NewTable(methods.FamilyEVM)}
 	if len(o.wrapped) != 0 {
 		t.Fatalf("wrapped %v before any call", o.wrapped)
 	}

@@ -39,7 +39,7 @@ func devNode(t *testing.T) *evmnode.Node {
 // network wraps fn as the network's only upstream, counting what reaches it.
 func network(fn func(ctx context.Context, body []byte) ([]byte, error), calls *atomic.Int64) *pipeline.Network {
 	return &pipeline.Network{
-		Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM),
+		Name: "test", Methods: methods.NewTable(methods.FamilyEVM),
 		Upstream: upstream.Func{ID: "test", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
 			calls.Add(1)
 			return fn(ctx, body)

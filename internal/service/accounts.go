@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/accounts"
 	"github.com/nodegate/nodegate/internal/customer"
+	"github.com/nodegate/nodegate/internal/family"
 )
 
 // startAccounts makes the customer accounts (kept in the key store) and
@@ -99,7 +100,7 @@ func (s *Service) customerNetworks(r *http.Request) []customer.NetworkURL {
 		if base == "" {
 			continue
 		}
-		out = append(out, customer.NetworkURL{Name: nc.Name, Family: nc.Family, HTTP: httpScheme + "://" + base, WS: wsScheme + "://" + base})
+		out = append(out, customer.NetworkURL{Name: nc.Name, HeadMethod: family.Of(nc.Family).HeadMethod, HTTP: httpScheme + "://" + base, WS: wsScheme + "://" + base})
 	}
 	return out
 }

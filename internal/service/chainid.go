@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/family"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -23,7 +23,7 @@ import (
 // the chain-id method is let through (logged), not kept out.
 type chainCheck struct {
 	network string
-	method  string
+	fam     family.Family     // its chain-id method and how answers compare
 	first   upstream.Upstream // the first configured member
 
 	mu   sync.Mutex
@@ -31,9 +31,9 @@ type chainCheck struct {
 	from string // where want came from
 }
 
-func newChainCheck(nc config.Network, fam family, firstMember upstream.Upstream) *chainCheck {
-	c := &chainCheck{network: nc.Name, method: fam.chainIDMethod(), first: firstMember}
-	if nc.ChainID != 0 && fam.numericChainID() {
+func newChainCheck(nc config.Network, fam family.Family, firstMember upstream.Upstream) *chainCheck {
+	c := &chainCheck{network: nc.Name, fam: fam, first: firstMember}
+	if nc.ChainID != 0 && fam.NumericChainID {
 		c.want, c.from = strconv.FormatUint(nc.ChainID, 10), "chain_id"
 	}
 	return c
@@ -41,11 +41,11 @@ func newChainCheck(nc config.Network, fam family, firstMember upstream.Upstream)
 
 // check is the pool's Check.
 func (c *chainCheck) check(ctx context.Context, u upstream.Upstream) error {
-	got, err := chainIDOf(ctx, u, c.method)
+	got, err := chainIDOf(ctx, u, c.fam)
 	if err != nil {
 		// A node that cannot say its chain id is not proven wrong: it
 		// serves, and is checked again when it next comes back.
-		slog.Warn("upstream chain id not known: not checked", "network", c.network, "upstream", u.Name(), "method", c.method, "err", err)
+		slog.Warn("upstream chain id not known: not checked", "network", c.network, "upstream", u.Name(), "method", c.fam.ChainIDMethod, "err", err)
 		return nil
 	}
 	c.mu.Lock()
@@ -55,7 +55,7 @@ func (c *chainCheck) check(ctx context.Context, u upstream.Upstream) error {
 		// member cannot say, the first member that can.
 		c.want, c.from = got, u.Name()
 		if u.Name() != c.first.Name() { // (an upstream.Func is not comparable)
-			if ref, err := chainIDOf(ctx, c.first, c.method); err == nil {
+			if ref, err := chainIDOf(ctx, c.first, c.fam); err == nil {
 				c.want, c.from = ref, c.first.Name()
 			} else {
 				slog.Warn("first upstream's chain id not known: checking against another member's", "network", c.network, "upstream", u.Name(), "chain_id", got, "err", err)
@@ -76,10 +76,10 @@ func (c *chainCheck) chainID() uint64 {
 	return n
 }
 
-// chainIDOf asks u for its chain id, normalized: a decimal number for a
-// hex quantity, the felt's hex text otherwise.
-func chainIDOf(ctx context.Context, u upstream.Upstream, method string) (string, error) {
-	out, err := u.Do(ctx, jsonrpc.AppendRequest(nil, 1, method, json.RawMessage("[]")))
+// chainIDOf asks u for its chain id, normalized by fam: a decimal number
+// for a hex quantity, the felt's hex text otherwise.
+func chainIDOf(ctx context.Context, u upstream.Upstream, fam family.Family) (string, error) {
+	out, err := u.Do(ctx, jsonrpc.AppendRequest(nil, 1, fam.ChainIDMethod, json.RawMessage("[]")))
 	if err != nil {
 		return "", err
 	}
@@ -94,13 +94,5 @@ func chainIDOf(ctx context.Context, u upstream.Upstream, method string) (string,
 	if err := json.Unmarshal(resp.Result, &s); err != nil {
 		return "", fmt.Errorf("chain id %s: %w", resp.Result, err)
 	}
-	s = strings.ToLower(s)
-	if method == "eth_chainId" {
-		n, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
-		if err != nil {
-			return "", fmt.Errorf("chain id %q: %w", s, err)
-		}
-		return strconv.FormatUint(n, 10), nil
-	}
-	return s, nil
+	return fam.NormalizeChainID(s)
 }

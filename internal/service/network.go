@@ -8,7 +8,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/family"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/telemetry"
@@ -19,13 +19,13 @@ import (
 
 // buildNetwork makes a network's pool (starting the embedded node when it
 // is one of the upstreams), its partners, its route and its stages, each
-// from what the network's family answers (family.go).
+// from what the network's family answers (internal/family).
 func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config.Network) (*pipeline.Network, error) {
 	n, err := s.buildVersion(ctx, cfg, nc, "")
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range familyOf(nc).versions(nc) {
+	for _, v := range family.Of(nc.Family).Versions(nc) {
 		vn, err := s.buildVersion(ctx, cfg, nc, v)
 		if err != nil {
 			s.retire([]*pipeline.Network{n})
@@ -43,20 +43,22 @@ func (s *Service) buildNetwork(ctx context.Context, cfg config.Config, nc config
 // named version ("" its default): its own pool, stages and hub over the
 // same configuration.
 func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config.Network, version string) (*pipeline.Network, error) {
-	fam := familyOf(nc)
-	table := methods.NewTable(fam.methods())
+	fam := family.Of(nc.Family)
+	table := methods.NewTable(fam.Methods)
 	table.MarkIdempotent(nc.IdempotentMethods)
 	pcfg := poolConfig(nc.Pool)
-	pcfg.HeadMethod = fam.headMethod()
+	pcfg.HeadMethod, pcfg.NoNewHeads = fam.HeadMethod, !fam.FollowsNewHeads
+	embedded := s.embedded(cfg)
 	var members []upstream.MemberConfig
 	for _, uc := range nc.Upstreams {
-		u, err := fam.upstream(ctx, s, cfg, nc, uc, table, version)
+		u, err := fam.Member(ctx, embedded, nc, uc, table, version)
 		if err != nil {
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
-		members = append(members, upstream.MemberConfig{Upstream: u, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.memberBatchSize(uc)})
+		// Named as configured ({ name: local, url: embedded } is "local").
+		members = append(members, upstream.MemberConfig{Upstream: named{u, uc.Name}, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.BatchSize(uc)})
 	}
-	caches := fam.caches() && nc.Cache.On()
+	caches := fam.Caches && nc.Cache.On()
 	pcfg.TrackFinalized = caches // the cache keeps only what is final
 	var check *chainCheck
 	if len(members) > 0 {
@@ -65,7 +67,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	}
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
-		Name: nc.Name, Family: fam.methods(), ChainID: nc.ChainID, Methods: table, Pool: pool,
+		Name: nc.Name, ChainID: nc.ChainID, Methods: table, Pool: pool,
 		Route: &pipeline.Route{FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics},
 	}
 	if caches {
@@ -75,7 +77,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 		}
 		n.Route.Cache = c
 	}
-	numeric := fam.numericChainID()
+	numeric := fam.NumericChainID
 	if numeric && s.Node != nil && n.ChainID == 0 {
 		n.ChainID = s.Node.ChainID()
 	}
@@ -92,7 +94,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
 		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
 	}
-	stages, err := fam.stages(ctx, cfg, nc, pool, s.admission)
+	stages, err := fam.Stages(ctx, embedded, nc, pool)
 	if err != nil {
 		return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 	}
@@ -108,16 +110,6 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	return n, nil
 }
 
-// servesEmbedded reports whether the embedded node is one of nc's upstreams.
-func servesEmbedded(nc config.Network) bool {
-	for _, uc := range nc.Upstreams {
-		if uc.URL == config.EmbeddedURL {
-			return true
-		}
-	}
-	return false
-}
-
 // longestCallTimeout is the most generous plan's call_timeout: the
 // embedded node's own limit, under which each plan's applies.
 func (s *Service) longestCallTimeout() time.Duration {
@@ -126,26 +118,6 @@ func (s *Service) longestCallTimeout() time.Duration {
 		longest = max(longest, p.ExecutionTimeout())
 	}
 	return longest
-}
-
-func (s *Service) makeUpstream(ctx context.Context, cfg config.Config, uc config.Upstream) (upstream.Upstream, error) {
-	if uc.URL != config.EmbeddedURL {
-		u, err := newUpstream(uc.URL)
-		if err != nil {
-			return nil, err
-		}
-		return named{u, uc.Name}, nil
-	}
-	if s.Node == nil {
-		n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime, MaxChainBytes: cfg.Node.MaxChainBytes,
-			GasCapFactor: limitsOf(cfg.Limits).MaxGasCapFactor(cfg.PlanSet()), CallTimeout: s.longestCallTimeout()})
-		if err != nil {
-			return nil, fmt.Errorf("embedded node: %w", err)
-		}
-		s.Node = n
-	}
-	// Named as configured ({ name: local, url: embedded } is "local").
-	return named{transport.NewInProc(upstream.Func{ID: config.EmbeddedURL, Fn: s.Node.Do, Heads: s.Node.SubscribeHeads}, s.Node.Server()), uc.Name}, nil
 }
 
 // watch starts head tracking and reports health changes as metrics; the

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"sync"
 
@@ -11,22 +10,7 @@ import (
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/upstream"
-	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
-
-// wsUpstreamURL reports whether the configured upstream is a ws(s):// node.
-func wsUpstreamURL(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && (u.Scheme == "ws" || u.Scheme == "wss")
-}
-
-// newUpstream makes the client for a configured node URL.
-func newUpstream(raw string) (upstream.Upstream, error) {
-	if wsUpstreamURL(raw) {
-		return transport.NewWS(raw, transport.WSOptions{})
-	}
-	return transport.NewHTTP(raw)
-}
 
 // startSubs makes a network's subscription hub over its pool: streams run
 // on the member the pool ranks best among those that can push (the

@@ -89,7 +89,7 @@ func countedStarknetNetwork(t *testing.T, chainID string) (*pipeline.Network, fu
 	if err := pending.Detect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	n := &pipeline.Network{Name: "starknet-devnet", Family: methods.FamilyStarknet, Methods: table, Upstream: pool, Pool: pool,
+	n := &pipeline.Network{Name: "starknet-devnet", Methods: table, Upstream: pool, Pool: pool,
 		Stages: pipeline.Starknet{Pending: pending}.Stages()}
 	return n, func() []string {
 		mu.Lock()
@@ -183,7 +183,7 @@ func TestGatewayFamilies(t *testing.T) {
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`), nil
 	}}
 	evmPool := upstream.NewPool("evm", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: evmUp})
-	evm := serveNetwork(t, &pipeline.Network{Name: "evm", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: evmPool, Pool: evmPool})
+	evm := serveNetwork(t, &pipeline.Network{Name: "evm", Methods: methods.NewTable(methods.FamilyEVM), Upstream: evmPool, Pool: evmPool})
 	tests := []struct {
 		name, url, method, params string
 		wantCode                  int

@@ -244,16 +244,19 @@ func (p *Pool) headMethod() string {
 	if p.cfg.HeadMethod != "" {
 		return p.cfg.HeadMethod
 	}
+	// The default of a pool made without a family (tests, a bare
+	// upstream: pipeline.Network.init); service sets the family's.
 	return "eth_blockNumber"
 }
 
 // headSourceOf is what pushes m's heads: its own HeadSource, or its
-// newHeads subscription on an EVM network; nil when m is only polled.
+// newHeads subscription when the family has one (PoolConfig.NoNewHeads);
+// nil when m is only polled.
 func (p *Pool) headSourceOf(m *Member) HeadSource {
 	if hs, ok := as[HeadSource](m.Upstream); ok {
 		return hs
 	}
-	if s, ok := SubscriberOf(m.Upstream); ok && p.headMethod() == "eth_blockNumber" {
+	if s, ok := SubscriberOf(m.Upstream); ok && !p.cfg.NoNewHeads {
 		return newHeadsSource{s}
 	}
 	return nil

@@ -46,6 +46,9 @@ type PoolConfig struct {
 	// HeadMethod is the method that returns the head's number
 	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
 	HeadMethod string
+	// NoNewHeads: the family has no newHeads subscription (Starknet), so
+	// a member that can push is still polled for its head (head.go).
+	NoNewHeads bool
 	// TrackFinalized asks each member for its finalized block number
 	// (eth_getBlockByNumber("finalized")) whenever its head moved, so that
 	// answers that can no longer change are known (EVM networks).

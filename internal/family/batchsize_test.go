@@ -1,4 +1,4 @@
-package service
+package family
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestMemberBatchSize(t *testing.T) {
 		{"embedded devnet, default", methods.FamilyStarknet, config.Upstream{URL: config.EmbeddedURL}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := families[string(tc.family)].memberBatchSize(tc.uc); got != tc.want {
+			if got := Of(string(tc.family)).BatchSize(tc.uc); got != tc.want {
 				t.Fatalf("batch size %d, want %d", got, tc.want)
 			}
 		})

@@ -1,0 +1,9 @@
+// Package kind names the network families: each one's configuration name,
+// head and chain-id methods, and its own configuration section. It is a
+// leaf (it imports nothing of nodegate) so that internal/config can
+// validate a network's family against it; the family's parts (method
+// table, members, stages) are internal/family's, which adds them to each
+// Kind.
+//
+// It must not import anything of nodegate: config imports it.
+package kind

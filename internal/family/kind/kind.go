@@ -1,0 +1,50 @@
+package kind
+
+// A Kind is what is known of a network family before any of its parts:
+// the name a network's configuration gives it, the methods that answer its
+// head block's number and its chain id, and the section of a network's
+// configuration that is its own.
+type Kind struct {
+	// Name is the family's name in a network's configuration (family:).
+	Name string
+	// HeadMethod answers the head block's number, without params.
+	HeadMethod string
+	// ChainIDMethod answers the chain id, without params.
+	ChainIDMethod string
+	// Section is the key of the network configuration's section that only
+	// a network of this family may set ("" none).
+	Section string
+}
+
+// The families. A network that names none is of the first.
+var (
+	EVM      = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId"}
+	Starknet = Kind{Name: "starknet", HeadMethod: "starknet_blockNumber", ChainIDMethod: "starknet_chainId", Section: "starknet"}
+)
+
+// All are the families, the default first: the one list a new family is
+// added to (internal/family gives each its parts; TestKindsAreFamilies).
+var All = []Kind{EVM, Starknet}
+
+// Of is the family a network's configuration names ("" the default) and
+// whether there is one of that name.
+func Of(name string) (Kind, bool) {
+	if name == "" {
+		return All[0], true
+	}
+	for _, k := range All {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// Names are the families' names, in All's order.
+func Names() []string {
+	out := make([]string, len(All))
+	for i, k := range All {
+		out[i] = k.Name
+	}
+	return out
+}

@@ -35,7 +35,7 @@ type serveFlags struct {
 	apiKeys                                                   stringList
 	tlsCert, tlsKey                                           string
 	tlsSelfSigned                                             bool
-	// obs are the logging flags (obsflags.go).
+	// obs are the logging flags (observability.go).
 	obs obsFlags
 	// set are the flags given on the command line.
 	set map[string]bool

@@ -23,6 +23,8 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // The conformance chain's block 2 holds about 21 MB of logs: one
@@ -275,14 +277,15 @@ func conformanceGateway(t *testing.T, edit func(*config.Config)) *service.Servic
 	})
 }
 
-// waitOpen waits (generously) until s answers want HTTP requests.
+// waitOpen waits (generously) until s answers want HTTP requests, as its
+// nodegate_http_requests_in_flight gauge says.
 func waitOpen(t *testing.T, s *service.Service, want int64) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for s.Ingress().OpenRequests() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d requests open after 90s, want %d", s.Ingress().OpenRequests(), want)
+	testenv.WaitFor(t, 90*time.Second, fmt.Sprintf("%d HTTP requests in flight", want), func() bool {
+		var m dto.Metric
+		if err := s.Metrics.InFlight.Write(&m); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return m.GetGauge().GetValue() == float64(want)
+	})
 }

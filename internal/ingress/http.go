@@ -19,7 +19,8 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// Server is the HTTP side of nodegate.
+// Server is nodegate's client side: the HTTP and WebSocket endpoints of
+// one listener (/v3/<key>, /ws/v3/<key>).
 type Server struct {
 	Keys KeyLookup
 	// Router chooses each request's network.
@@ -40,12 +41,7 @@ type Server struct {
 	Metering Metering
 	ready    atomic.Bool
 	ws       wsRegistry
-	// answering counts the HTTP requests being served (see OpenRequests).
-	answering atomic.Int64
 }
-
-// OpenRequests is how many HTTP JSON-RPC requests are being answered.
-func (s *Server) OpenRequests() int64 { return s.answering.Load() }
 
 // Metering is the rate limits' hook (RateMeter over internal/ratelimit.Meter): Admit is
 // called once per request with the parsed calls and the number of batch
@@ -129,8 +125,6 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, bodyError(err, s.Limits.MaxBodyBytes))
 		return
 	}
-	s.answering.Add(1)
-	defer s.answering.Add(-1)
 	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
 	out := outPool.Get().(*[]byte)
 	defer recycle(&outPool, out)

@@ -82,18 +82,6 @@ func Generate() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// LastUsed is when the key last authenticated a request (zero if never,
-// as far as this process knows).
-func (k *Key) LastUsed() time.Time {
-	if k.lastUsed == nil {
-		return time.Time{}
-	}
-	if s := k.lastUsed.Load(); s > 0 {
-		return time.Unix(s, 0)
-	}
-	return time.Time{}
-}
-
 // touch records a use at unix second now; it writes only when the second
 // changed, so concurrent requests mostly share a read-only cache line.
 func (k *Key) touch(now int64) {

@@ -65,7 +65,6 @@ func subFilter(crit *filters.FilterCriteria, span *limits.Span) *filters.FilterC
 	return &f
 }
 
-// plan is the call's plan name, for per-plan limits ("" without a key).
 // planLimits are the method limits the call's key's plan sets itself
 // (none without a key): the network's limits fill the rest (limits.Set.For).
 func planLimits(c *Call) plan.MethodLimits {

@@ -19,9 +19,6 @@ func (s *Service) Drain() {
 	slog.Info("draining: /ready answers 503; listeners keep serving until shutdown", "drain_delay", s.DrainDelay())
 }
 
-// Draining reports whether Drain was called.
-func (s *Service) Draining() bool { return s.draining.Load() }
-
 // DrainDelay is how long the listeners keep serving after Drain (the
 // running configuration's: SIGHUP changes it).
 func (s *Service) DrainDelay() time.Duration { return s.current().cfg.Shutdown.DrainDelay }

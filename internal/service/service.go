@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/accounts"
 	"github.com/nodegate/nodegate/internal/admin"
@@ -127,7 +128,7 @@ func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.
 		return nil, err
 	}
 	if err := s.start(ctx); err != nil {
-		shutdown, cancel := context.WithTimeout(context.Background(), 5e9)
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = s.Close(shutdown)
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -15,9 +16,11 @@ import (
 // when its configuration does not say.
 const DefaultBatchSize = 100
 
-// BatchCall is one idempotent call of an upstream batch.
+// BatchCall is one idempotent call of an upstream batch: its method, the
+// method's rule (what it says about blocks) and its params.
 type BatchCall struct {
 	Method string
+	Rule   *methods.Rule
 	Params json.RawMessage
 }
 
@@ -110,7 +113,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		if IsNodeFaultAnswer(resp.Err) {
 			return true // a lagging node's answer: that call goes alone
 		}
-		k := kindOf(chunk[i].Method)
+		k := kindOf(chunk[i].Rule)
 		p.learn(m, k, &resp)
 		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(p.triedOnly(m), sentAt) {
 			return true // a member ahead may have what this one has not: that call goes alone

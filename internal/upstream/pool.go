@@ -375,8 +375,8 @@ func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
 // must not be asked (they already failed this call in an upstream batch).
 // It returns the raw answer and its decoding.
 func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
-	k := kindOf(c.Method)
-	if k.write && !c.Idempotent && !p.cfg.NoBroadcast && len(p.members) > 1 {
+	k := kindOf(c.Rule)
+	if k.Write && !c.Idempotent && !p.cfg.NoBroadcast && len(p.members) > 1 {
 		return p.broadcast(ctx, c)
 	}
 	// The retry budget is a deadline each attempt honours, not a context of
@@ -430,7 +430,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 // from a member whose head was sentAt, may only mean that the member has
 // not reached what the call asks for: a lag answer to a call that does not
 // name a block the member was known to have.
-func (p *Pool) lagging(k methodKind, ref blockRef, resp *jsonrpc.Response, sentAt uint64) bool {
+func (p *Pool) lagging(k kind, ref blockRef, resp *jsonrpc.Response, sentAt uint64) bool {
 	return !(ref.named && ref.number <= sentAt) && k.lagAnswer(resp)
 }
 

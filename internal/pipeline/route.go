@@ -95,7 +95,7 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	call := upstream.Call{Body: body, Rule: c.Rule, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
 	switch {
 	case failed != nil:
-		resp, _, err = n.pool().SendAfterBatch(ctx, call, failed)
+		resp, _, err = n.pool().Send(ctx, call, upstream.Avoid(failed))
 	case coalescable(ctx, c, t):
 		var kb [256]byte
 		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())

@@ -136,13 +136,6 @@ func checkBatchAnswer(out []byte) error {
 	return nil
 }
 
-// SendAfterBatch is Send for a call an upstream batch did not answer:
-// failed, the member that had it, is not asked again.
-func (p *Pool) SendAfterBatch(ctx context.Context, c Call, failed *Member) (*jsonrpc.Response, string, error) {
-	_, resp, member, err := p.forward(ctx, c, p.triedOnly(failed))
-	return resp, member, err
-}
-
 // triedOnly marks failed as tried (unless it is the only member).
 func (p *Pool) triedOnly(failed *Member) []bool {
 	tried := make([]bool, len(p.members))

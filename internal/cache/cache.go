@@ -12,6 +12,8 @@ import (
 
 	"github.com/maypok86/otter/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/nodegate/nodegate/internal/methods"
 )
 
 // DefaultMaxBytes is the in-memory budget when none is configured.
@@ -21,8 +23,11 @@ const DefaultMaxBytes = 64 << 20
 type Options struct {
 	// MaxBytes bounds the memory the entries take (keys and answers).
 	MaxBytes int64
-	// Methods limits caching to these methods (nil: every method the
-	// policy knows).
+	// Table is the network's method table: the rules of the methods the
+	// cache can keep (methods.Rule.Cacheable; nil: none).
+	Table *methods.Table
+	// Methods limits caching to these methods (nil: every method of Table
+	// the cache can keep).
 	Methods []string
 	// Redis, when set, is a shared second level: answers found there are
 	// kept in memory too; answers stored are written to both.
@@ -75,11 +80,11 @@ func New(opts Options) (*Cache, error) {
 	}
 	c := &Cache{mem: mem, admit: newAdmission(opts.MaxBytes), opts: opts, methods: map[string]bool{}}
 	list := opts.Methods
-	if list == nil {
-		list = Methods()
+	if list == nil && opts.Table != nil {
+		list = Methods(opts.Table)
 	}
 	for _, m := range list {
-		if !Known(m) {
+		if opts.Table == nil || !Known(opts.Table, m) {
 			return nil, fmt.Errorf("cache: method %q cannot be cached (cacheable: eth_getTransactionByHash, eth_getLogs, …; see docs/cache.md)", m)
 		}
 		c.methods[m] = true

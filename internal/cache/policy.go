@@ -6,98 +6,67 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// check says how a method's answers are judged.
-type check uint8
+// Which methods may be cached, and how their answers are judged, are
+// facts of each method's rule (methods.Rule: Cacheable, Block, Proves):
+// a method naming its block at a param must name a number at or below
+// finalized (any non-null answer is then final); an eth_getLogs-like
+// filter must have numeric fromBlock and toBlock both at or below it; a
+// method naming its block by hash is judged on its answer, whose Proves
+// field must be at or below it. Tags ("latest", "safe", even "finalized")
+// are never cached: only numbers.
 
-const (
-	// atBlockParam: the params name a block by number (hex), which must be at
-	// or below finalized; any non-null answer is then final.
-	atBlockParam check = iota + 1
-	// answerInBlock: the answer names its block ("blockNumber" or, for a
-	// block, "number"), which must be at or below finalized.
-	answerInBlock
-	// logsRange: an eth_getLogs filter whose fromBlock and toBlock are both
-	// numbers at or below finalized.
-	logsRange
-)
-
-type methodPolicy struct {
-	check check
-	param int    // atBlockParam: position of the block param
-	field string // answerInBlock: the answer's block number field
-}
-
-// policies are the methods whose answers may be cached, and how. Tags
-// ("latest", "safe", even "finalized") are never cached: only numbers.
-var policies = map[string]methodPolicy{
-	"eth_getTransactionByHash":                {check: answerInBlock, field: "blockNumber"},
-	"eth_getTransactionReceipt":               {check: answerInBlock, field: "blockNumber"},
-	"eth_getBlockByHash":                      {check: answerInBlock, field: "number"},
-	"eth_getTransactionByBlockHashAndIndex":   {check: answerInBlock, field: "blockNumber"},
-	"eth_getTransactionByBlockNumberAndIndex": {check: atBlockParam, param: 0},
-	"eth_getUncleByBlockNumberAndIndex":       {check: atBlockParam, param: 0},
-	"eth_getBlockByNumber":                    {check: atBlockParam, param: 0},
-	"eth_getBlockTransactionCountByNumber":    {check: atBlockParam, param: 0},
-	"eth_getBlockReceipts":                    {check: atBlockParam, param: 0},
-	"eth_getStorageAt":                        {check: atBlockParam, param: 2},
-	"eth_call":                                {check: atBlockParam, param: 1},
-	"eth_getBalance":                          {check: atBlockParam, param: 1},
-	"eth_getCode":                             {check: atBlockParam, param: 1},
-	"eth_getTransactionCount":                 {check: atBlockParam, param: 1},
-	"eth_getLogs":                             {check: logsRange},
-}
-
-// Methods are the methods the cache can keep (the default list).
-func Methods() []string {
-	out := make([]string, 0, len(policies))
-	for m := range policies {
-		out = append(out, m)
-	}
+// Methods are the methods of table the cache can keep (the default list).
+func Methods(table *methods.Table) []string {
+	var out []string
+	table.Each(func(r *methods.Rule) {
+		if r.Cacheable {
+			out = append(out, r.Name)
+		}
+	})
 	return out
 }
 
-// Known reports whether method is one the cache can keep.
-func Known(method string) bool {
-	_, ok := policies[method]
-	return ok
+// Known reports whether method is one of table the cache can keep.
+func Known(table *methods.Table, method string) bool {
+	r, err := table.Lookup(method)
+	return err == nil && r.Cacheable
 }
 
-// Before reports whether a call may have a final answer at all, judging
-// its params against the finalized block number: when it returns false
-// the cache is neither read nor written for the call.
-func Before(method string, params []byte, finalized uint64) bool {
-	pol, ok := policies[method]
-	if !ok || finalized == 0 {
+// Before reports whether a call of rule r may have a final answer at all,
+// judging its params against the finalized block number: when it returns
+// false the cache is neither read nor written for the call.
+func Before(r *methods.Rule, params []byte, finalized uint64) bool {
+	if r == nil || !r.Cacheable || finalized == 0 {
 		return false
 	}
-	switch pol.check {
-	case atBlockParam:
-		n, ok := blockParam(params, pol.param)
+	if i, ok := r.Block.Param(); ok {
+		n, ok := blockParam(params, i)
 		return ok && n <= finalized
-	case logsRange:
-		return logsFinal(params, finalized)
-	default:
-		return true // judged on the answer
 	}
+	if r.Block == methods.BlockLogFilter {
+		return logsFinal(params, finalized)
+	}
+	return r.Proves != "" // judged on the answer
 }
 
-// After reports whether an answer may be kept: never errors, never null,
-// and for answers that name their block, a block at or below finalized.
-func After(method string, resp *jsonrpc.Response, finalized uint64) bool {
-	if resp == nil || resp.Err != nil || len(resp.Result) == 0 || string(resp.Result) == "null" {
+// After reports whether an answer to a call of rule r may be kept: never
+// errors, never null, and for answers that name their block, a block at or
+// below finalized.
+func After(r *methods.Rule, resp *jsonrpc.Response, finalized uint64) bool {
+	if r == nil || resp == nil || resp.Err != nil || len(resp.Result) == 0 || string(resp.Result) == "null" {
 		return false
 	}
-	pol := policies[method]
-	if pol.check != answerInBlock {
+	if r.Block != methods.BlockNone {
 		return true
 	}
 	var n uint64
 	found := false
 	_ = jsonrpc.Fields(resp.Result, func(key, value []byte) bool {
-		if string(key) != pol.field { // raw key: an escaped spelling does not count
+		if string(key) != r.Proves { // raw key: an escaped spelling does not count
 			return true
 		}
 		n, found = quantity(value)

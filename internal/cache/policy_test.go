@@ -7,8 +7,12 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/eth/filters"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
+
+// evmTable is the method table of an EVM network: the rules the cache reads.
+var evmTable = methods.NewTable(methods.FamilyEVM)
 
 func TestPolicy(t *testing.T) {
 	const fin = 100
@@ -55,11 +59,12 @@ func TestPolicy(t *testing.T) {
 			if tc.result == "" {
 				resp = jsonrpc.ErrorResponse(jsonrpc.ErrInternal("x"))
 			}
-			got := Before(tc.method, []byte(tc.params), fin) && After(tc.method, resp, fin)
+			rule, _ := evmTable.Lookup(tc.method)
+			got := Before(rule, []byte(tc.params), fin) && After(rule, resp, fin)
 			if got != tc.want {
 				t.Fatalf("cacheable = %v, want %v", got, tc.want)
 			}
-			if Before(tc.method, []byte(tc.params), 0) {
+			if Before(rule, []byte(tc.params), 0) {
 				t.Fatal("cacheable while the finalized block is unknown")
 			}
 		})
@@ -71,9 +76,10 @@ func FuzzPolicy(f *testing.F) {
 	f.Add("eth_call", `[{},"0x1"]`, `"0x"`)
 	f.Add("eth_getTransactionReceipt", `["0x01"]`, `{"blockNumber":"0x1"}`)
 	f.Fuzz(func(t *testing.T, method, params, result string) {
-		_ = Before(method, []byte(params), 50)
-		if Known(method) {
-			_ = After(method, &jsonrpc.Response{Result: []byte(result)}, 50)
+		rule, _ := evmTable.Lookup(method)
+		_ = Before(rule, []byte(params), 50)
+		if Known(evmTable, method) {
+			_ = After(rule, &jsonrpc.Response{Result: []byte(result)}, 50)
 		}
 	})
 }

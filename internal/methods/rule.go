@@ -64,6 +64,19 @@ type Rule struct {
 	// LargeAnswer marks the methods whose answers can run to tens of
 	// megabytes on a busy chain (a block's or a range's logs): LargeAnswer.
 	LargeAnswer bool
+
+	// What the method says about blocks (facts.go): Block is where its
+	// params name the block a node must have to answer it; Proves the
+	// answer's field holding a block number its node has (ProvesHead: the
+	// result is that number); Lookup marks a method whose null (or "not
+	// found") may come from a node that has not reached the block or
+	// transaction yet; Write a signed transaction (sent to every node), and
+	// AnswersHash one answered by the transaction's hash; Cacheable a method
+	// whose answers can be final (the cache judges them by Block, or by
+	// Proves for a method naming its block by hash).
+	Block                                 Block
+	Proves                                string
+	Lookup, Write, AnswersHash, Cacheable bool
 }
 
 // Contracts is where a method's params name contracts; the pipeline reads

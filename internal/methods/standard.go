@@ -9,24 +9,48 @@ package methods
 // standardReads are the standard read methods, at the default cost.
 var standardReads = join(reads(FamilyEVM,
 	"eth_accounts", "eth_baseFee", "eth_blobBaseFee", "eth_capabilities", "eth_coinbase", "eth_config",
-	"eth_feeHistory", "eth_gasPrice", "eth_getBlockByHash", "eth_getBlockByNumber",
-	"eth_getBlockReceipts", "eth_getBlockTransactionCountByHash", "eth_getBlockTransactionCountByNumber",
-	"eth_getHeaderByHash", "eth_getHeaderByNumber",
-	"eth_getTransactionBySenderAndNonce", "eth_getUncleByBlockHashAndIndex",
-	"eth_getUncleCountByBlockHash", "eth_getUncleCountByBlockNumber", "eth_hashrate",
+	"eth_gasPrice", "eth_getTransactionBySenderAndNonce", "eth_hashrate",
 	"eth_maxPriorityFeePerGas", "eth_mining", "eth_protocolVersion", "eth_syncing",
 	"net_listening", "net_peerCount", "web3_sha3",
-), naming(ContractsFirstParam, reads(FamilyEVM,
-	"eth_getBalance", "eth_getCode", "eth_getProof", "eth_getTransactionCount",
-)), naming(ContractsStorageValues, reads(FamilyEVM,
+), withFacts(Rule{Block: BlockParam(1)}, reads(FamilyEVM,
+	"eth_feeHistory",
+)), blockLookups, naming(ContractsFirstParam, join(
+	withFacts(Rule{Block: BlockParam(1), Cacheable: true}, reads(FamilyEVM,
+		"eth_getBalance", "eth_getCode", "eth_getTransactionCount")),
+	withFacts(Rule{Block: BlockParam(2)}, reads(FamilyEVM,
+		"eth_getProof")),
+)), naming(ContractsStorageValues, withFacts(Rule{Block: BlockParam(1)}, reads(FamilyEVM,
 	"eth_getStorageValues",
-)), reads(FamilyStarknet,
-	"starknet_blockHashAndNumber", "starknet_blockNumber", "starknet_getBlockTransactionCount",
+))), reads(FamilyStarknet,
+	"starknet_blockHashAndNumber", "starknet_getBlockTransactionCount",
 	"starknet_getBlockWithTxs", "starknet_getClass", "starknet_getClassAt", "starknet_getClassHashAt",
 	"starknet_getCompiledCasm", "starknet_getEvents", "starknet_getMessagesStatus", "starknet_getStateUpdate",
 	"starknet_getStorageAt", "starknet_getStorageProof", "starknet_getTransactionByBlockIdAndIndex",
 	"starknet_getTransactionByHash",
-))
+), withFacts(Rule{Proves: ProvesHead}, reads(FamilyStarknet,
+	"starknet_blockNumber",
+)))
+
+// blockLookups are the standard reads of one block, or of something in
+// it, by its number or hash (besides those of the spec's table): a null
+// may come from a node that has not reached the block yet (Lookup).
+var blockLookups = join(
+	withFacts(Rule{Block: BlockParam(0), Lookup: true, Proves: "number", Cacheable: true}, reads(FamilyEVM,
+		"eth_getBlockByNumber")),
+	withFacts(Rule{Block: BlockParam(0), Lookup: true, Proves: "number"}, reads(FamilyEVM,
+		"eth_getHeaderByNumber")),
+	withFacts(Rule{Lookup: true, Proves: "number", Cacheable: true}, reads(FamilyEVM,
+		"eth_getBlockByHash")),
+	withFacts(Rule{Lookup: true, Proves: "number"}, reads(FamilyEVM,
+		"eth_getHeaderByHash")),
+	withFacts(Rule{Block: BlockParam(0), Lookup: true, Cacheable: true}, reads(FamilyEVM,
+		"eth_getBlockReceipts", "eth_getBlockTransactionCountByNumber")),
+	withFacts(Rule{Block: BlockParam(0), Lookup: true}, reads(FamilyEVM,
+		"eth_getUncleCountByBlockNumber", "eth_getRawTransactionByBlockNumberAndIndex")),
+	withFacts(Rule{Lookup: true}, reads(FamilyEVM,
+		"eth_getBlockTransactionCountByHash", "eth_getUncleByBlockHashAndIndex", "eth_getUncleCountByBlockHash",
+		"eth_getRawTransactionByHash", "eth_getRawTransactionByBlockHashAndIndex")),
+)
 
 // standardExecutions are the standard methods that run code (besides
 // eth_call, eth_estimateGas, starknet_call and starknet_estimateFee, which
@@ -37,11 +61,11 @@ var standardReads = join(reads(FamilyEVM,
 // bounds what it runs.
 var standardExecutions = executions(
 	gasCapped(GasEstimated, []Rule{
-		{Name: "eth_createAccessList", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, Contracts: ContractsCallTo, Overrides: []int{2}},
+		{Name: "eth_createAccessList", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, Contracts: ContractsCallTo, Overrides: []int{2}, Block: BlockParam(1)},
 		{Name: "eth_fillTransaction", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, Contracts: ContractsCallTo},
 	}),
 	gasCapped(GasSimulated, []Rule{
-		{Name: "eth_simulateV1", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, OverridesAlways: true},
+		{Name: "eth_simulateV1", Family: FamilyEVM, Idempotent: true, Credits: DefaultCredits, OverridesAlways: true, Block: BlockParam(1)},
 	}),
 	reads(FamilyStarknet, "starknet_estimateMessageFee", "starknet_simulateTransactions",
 		"starknet_traceBlockTransactions", "starknet_traceTransaction"),

@@ -24,8 +24,8 @@ var starknetRules = []Rule{
 	{Name: "starknet_addInvokeTransaction", Family: FamilyStarknet, Credits: 250},
 	{Name: "starknet_addDeclareTransaction", Family: FamilyStarknet, Credits: 250},
 	{Name: "starknet_addDeployAccountTransaction", Family: FamilyStarknet, Credits: 250},
-	{Name: "starknet_chainId", Family: FamilyStarknet, Idempotent: true, Credits: 5},
-	{Name: "starknet_specVersion", Family: FamilyStarknet, Idempotent: true, Credits: 5},
+	{Name: "starknet_chainId", Family: FamilyStarknet, Idempotent: true, Credits: 5, Block: BlockChain},
+	{Name: "starknet_specVersion", Family: FamilyStarknet, Idempotent: true, Credits: 5, Block: BlockChain},
 	{Name: "starknet_syncing", Family: FamilyStarknet, Idempotent: true, Credits: 5},
 	// What starknet.js's standard flow asks for besides: reads, retried
 	// like any read; the two that run code on a real node cost more.

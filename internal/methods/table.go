@@ -17,27 +17,30 @@ const DefaultCredits = 80
 // spec is the table of the methods of docs/spec.md: the nine eth methods are
 // validated at the gateway; the rollup method belongs to the starknet family.
 var spec = []Rule{
-	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optional[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80, Contracts: ContractsFirstParam},
-	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255, Limit: LimitGetLogs, Contracts: ContractsLogFilter, LargeAnswer: true},
-	{Name: "eth_getUncleByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
-	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80},
-	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80},
-	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80},
-	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80},
-	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap, Gas: GasEstimated, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}},
-	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap, Gas: GasNodeCap, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}},
+	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optional[rpc.BlockNumberOrHash]()}, Idempotent: true, Credits: 80, Contracts: ContractsFirstParam, Block: BlockParam(2), Cacheable: true},
+	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255, Limit: LimitGetLogs, Contracts: ContractsLogFilter, LargeAnswer: true, Block: BlockLogFilter, Cacheable: true},
+	{Name: "eth_getUncleByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80, Block: BlockParam(0), Lookup: true, Cacheable: true},
+	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true},
+	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80, Block: BlockParam(0), Lookup: true, Proves: "blockNumber", Cacheable: true},
+	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true},
+	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true},
+	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optional[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap, Gas: GasEstimated, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}, Block: BlockParam(1)},
+	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap, Gas: GasNodeCap, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}, Block: BlockParam(1), Cacheable: true},
 	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},
 }
 
 // forwarded are standard methods with their own entries: writes are not
 // idempotent, cheap methods cost less.
 var forwarded = []Rule{
-	{Name: "eth_sendRawTransaction", Credits: 250, Contracts: ContractsRawTxTo},
-	{Name: "eth_sendRawTransactionSync", Credits: 250, Contracts: ContractsRawTxTo},
-	{Name: "eth_chainId", Idempotent: true, Credits: 5},
-	{Name: "eth_blockNumber", Idempotent: true, Credits: 80},
-	{Name: "net_version", Idempotent: true, Credits: 5},
-	{Name: "web3_clientVersion", Idempotent: true, Credits: 5},
+	{Name: "eth_sendRawTransaction", Credits: 250, Contracts: ContractsRawTxTo, Write: true, AnswersHash: true},
+	// Not go-ethereum's (rollups serve it): a signed transaction and its
+	// conditions, answered by the transaction's hash.
+	{Name: "eth_sendRawTransactionConditional", Credits: 250, Contracts: ContractsRawTxTo, Write: true, AnswersHash: true},
+	{Name: "eth_sendRawTransactionSync", Credits: 250, Contracts: ContractsRawTxTo, Write: true}, // answered by a receipt
+	{Name: "eth_chainId", Idempotent: true, Credits: 5, Block: BlockChain},
+	{Name: "eth_blockNumber", Idempotent: true, Credits: 80, Proves: ProvesHead},
+	{Name: "net_version", Idempotent: true, Credits: 5, Block: BlockChain},
+	{Name: "web3_clientVersion", Idempotent: true, Credits: 5, Block: BlockChain},
 	{Name: "eth_subscribe", Credits: 5, Session: SessionSubscribe, Contracts: ContractsSubscription},
 	{Name: "eth_unsubscribe", Credits: 5, Session: SessionUnsubscribe},
 	// Filters belong to the key that installed them, and a log filter is
@@ -99,6 +102,16 @@ func (t *Table) Lookup(method string) (*Rule, *jsonrpc.Error) {
 		return nil, jsonrpc.ErrMethodNotFound(method)
 	}
 	return &Rule{Name: method, Family: t.family, Idempotent: t.idempotent[method], Credits: DefaultCredits, Executes: true, Unlisted: true}, nil
+}
+
+// Each calls fn with every rule of this table's family that has an entry
+// of its own.
+func (t *Table) Each(fn func(*Rule)) {
+	for _, r := range t.rules {
+		if r.Family == t.family {
+			fn(r)
+		}
+	}
 }
 
 // MarkIdempotent lets the unlisted methods names be retried on another

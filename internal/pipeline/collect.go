@@ -224,7 +224,7 @@ func (col *collector) send(ws []*waiter) {
 		}
 		calls := make([]upstream.BatchCall, len(group))
 		for i, w := range group {
-			calls[i] = upstream.BatchCall{Method: w.c.Req.Method, Params: w.c.Req.Params}
+			calls[i] = upstream.BatchCall{Method: w.c.Req.Method, Rule: w.c.Rule, Params: w.c.Req.Params}
 		}
 		for i, a := range col.forward(col.ctx, n, calls) {
 			group[i].ans = a

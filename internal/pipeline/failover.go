@@ -6,6 +6,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -17,7 +18,9 @@ func (r *Route) failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Res
 	if n.Partners == nil || !r.FailoverMethods[c.Req.Method] || !failoverAllowed(c.Key) {
 		return nil
 	}
-	resp, partner, err := n.Partners.ForwardFrom(ctx, body, c.Rule.Idempotent)
+	// Without the rule: partners answer at their head, and a write goes to
+	// one of them, never broadcast.
+	resp, partner, err := n.Partners.Send(ctx, upstream.Call{Body: body, Idempotent: c.Rule.Idempotent})
 	if err != nil {
 		slog.Warn("partner failover failed", "network", n.Name, "method", methods.Label(c.Req.Method), "err", err)
 		return nil

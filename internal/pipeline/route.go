@@ -51,7 +51,7 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 		return r.forward(ctx, c)
 	}
 	finalized := n.pool().Finalized()
-	if !cache.Before(c.Req.Method, c.Req.Params, finalized) {
+	if !cache.Before(c.Rule, c.Req.Params, finalized) {
 		return r.forward(ctx, c)
 	}
 	chain := n.pool().Chain()
@@ -66,7 +66,7 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	resp := r.forward(ctx, c)
 	// Admit first: it is cheaper than reading the answer, and most keys
 	// are fetched once.
-	if c.ForwardedTo() == "" && r.Cache.Admit(key) && cache.After(c.Req.Method, resp, finalized) {
+	if c.ForwardedTo() == "" && r.Cache.Admit(key) && cache.After(c.Rule, resp, finalized) {
 		r.Cache.Set(ctx, key, resp.Result)
 	}
 	return resp
@@ -92,10 +92,10 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 		resp *jsonrpc.Response
 		err  error
 	)
-	call := upstream.Call{Body: body, Method: c.Req.Method, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
+	call := upstream.Call{Body: body, Rule: c.Rule, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
 	switch {
 	case failed != nil:
-		resp, _, err = n.pool().SendAfterBatch(ctx, call, failed)
+		resp, _, err = n.pool().Send(ctx, call, upstream.Avoid(failed))
 	case coalescable(ctx, c, t):
 		var kb [256]byte
 		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())

@@ -71,7 +71,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 		Route: &pipeline.Route{FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics},
 	}
 	if caches {
-		c, err := s.newCache(nc)
+		c, err := s.newCache(nc, table)
 		if err != nil {
 			return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 		}
@@ -195,11 +195,11 @@ func (n named) Name() string {
 }
 
 // newCache makes a network's cache of final answers (docs/cache.md).
-func (s *Service) newCache(nc config.Network) (*cache.Cache, error) {
+func (s *Service) newCache(nc config.Network, table *methods.Table) (*cache.Cache, error) {
 	if s.cacheMetrics == nil {
 		s.cacheMetrics = telemetry.NewCacheMetrics(s.Metrics)
 	}
-	opts := cache.Options{MaxBytes: nc.Cache.MaxBytes, Methods: nc.Cache.Methods, RedisTTL: nc.Cache.RedisTTL,
+	opts := cache.Options{MaxBytes: nc.Cache.MaxBytes, Table: table, Methods: nc.Cache.Methods, RedisTTL: nc.Cache.RedisTTL,
 		Stats: s.cacheMetrics.For(nc.Name), RedisPrefix: "nodegate:cache:" + nc.Name + ":"}
 	if nc.Cache.RedisURL != "" {
 		ro, err := redis.ParseURL(nc.Cache.RedisURL)

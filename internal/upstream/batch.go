@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -15,9 +16,11 @@ import (
 // when its configuration does not say.
 const DefaultBatchSize = 100
 
-// BatchCall is one idempotent call of an upstream batch.
+// BatchCall is one idempotent call of an upstream batch: its method, the
+// method's rule (what it says about blocks) and its params.
 type BatchCall struct {
 	Method string
+	Rule   *methods.Rule
 	Params json.RawMessage
 }
 
@@ -110,7 +113,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		if IsNodeFaultAnswer(resp.Err) {
 			return true // a lagging node's answer: that call goes alone
 		}
-		k := kindOf(chunk[i].Method)
+		k := kindOf(chunk[i].Rule)
 		p.learn(m, k, &resp)
 		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(p.triedOnly(m), sentAt) {
 			return true // a member ahead may have what this one has not: that call goes alone
@@ -131,13 +134,6 @@ func checkBatchAnswer(out []byte) error {
 		return errNotBatchAnswer
 	}
 	return nil
-}
-
-// SendAfterBatch is Send for a call an upstream batch did not answer:
-// failed, the member that had it, is not asked again.
-func (p *Pool) SendAfterBatch(ctx context.Context, c Call, failed *Member) (*jsonrpc.Response, string, error) {
-	_, resp, member, err := p.forward(ctx, c, p.triedOnly(failed))
-	return resp, member, err
 }
 
 // triedOnly marks failed as tried (unless it is the only member).

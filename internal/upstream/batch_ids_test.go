@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -52,8 +53,9 @@ func TestBatchIDsAreStrict(t *testing.T) {
 			m.BatchSize = 10
 			p := startPool(t, upstream.PoolConfig{}, m)
 			calls := make([]upstream.BatchCall, len(tt.want))
+			rule, _ := methods.NewTable(methods.FamilyEVM).Lookup("eth_getTransactionByHash")
 			for i := range calls {
-				calls[i] = upstream.BatchCall{Method: "eth_getTransactionByHash", Params: json.RawMessage(`["0x01"]`)}
+				calls[i] = upstream.BatchCall{Method: "eth_getTransactionByHash", Rule: rule, Params: json.RawMessage(`["0x01"]`)}
 			}
 			got := p.ForwardBatch(context.Background(), calls)
 			for i, w := range tt.want {

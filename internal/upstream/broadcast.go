@@ -47,7 +47,7 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 	if len(targets) == 0 {
 		targets = p.members // out of service is not certainly dead: try them all
 	}
-	k := kindOf(c.Method)
+	k := kindOf(c.Rule)
 	hash, haveHash := txHash(c.Params)
 	out := make(chan delivery, len(targets)) // buffered: senders never wait for a caller gone
 	bg := context.WithoutCancel(ctx)
@@ -76,7 +76,7 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 		switch {
 		case s.took && s.resp.Err == nil:
 			return s.raw, s.resp, s.m.Name(), nil
-		case s.took && k.answersHash && haveHash:
+		case s.took && k.AnswersHash && haveHash:
 			resp := &jsonrpc.Response{Result: json.RawMessage(`"` + hash.Hex() + `"`)}
 			return jsonrpc.AppendResponse(nil, json.RawMessage("1"), resp), resp, s.m.Name(), nil
 		case s.err == nil && refusal == nil:

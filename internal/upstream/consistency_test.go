@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -16,9 +17,10 @@ import (
 // send makes one call through the pool as the route does.
 func send(t *testing.T, p *upstream.Pool, method, params string, idempotent bool) *jsonrpc.Response {
 	t.Helper()
+	rule, _ := methods.NewTable(methods.FamilyEVM).Lookup(method)
 	resp, _, err := p.Send(context.Background(), upstream.Call{
-		Body:   jsonrpc.AppendRequest(nil, 1, method, json.RawMessage(params)),
-		Method: method, Params: json.RawMessage(params), Idempotent: idempotent,
+		Body: jsonrpc.AppendRequest(nil, 1, method, json.RawMessage(params)),
+		Rule: rule, Params: json.RawMessage(params), Idempotent: idempotent,
 	})
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, params, err)

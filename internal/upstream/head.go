@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -149,7 +150,7 @@ func (p *Pool) raise(m *Member, n uint64) {
 // number, a block, a transaction in a block), before the answer goes on:
 // a client given block N from m never has a later call sent where N is
 // unknown. An unstarted pool tracks no heads and learns nothing.
-func (p *Pool) learn(m *Member, k methodKind, resp *jsonrpc.Response) {
+func (p *Pool) learn(m *Member, k kind, resp *jsonrpc.Response) {
 	if !p.started.Load() {
 		return
 	}
@@ -267,6 +268,9 @@ type newHeadsSource struct{ s Subscriber }
 
 var newHeadsParams = json.RawMessage(`["newHeads"]`)
 
+// newHeadFacts: a newHeads notification is a header, its number the head.
+var newHeadFacts = methods.Rule{Proves: "number"}
+
 // SubscribeHeads implements HeadSource.
 func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint64)) error {
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -276,7 +280,7 @@ func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint6
 		return err
 	}
 	defer sub.Unsubscribe()
-	head := methodKind{proves: "number"}
+	head := kindOf(&newHeadFacts)
 	for {
 		select {
 		case raw := <-sub.C:

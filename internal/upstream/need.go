@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -19,96 +20,30 @@ import (
 type Call struct {
 	// Body is the JSON-RPC request sent to a member.
 	Body []byte
-	// Method and Params are the call's, as the client sent them: the
-	// pool reads the block the call names from them (not the body).
-	Method string
+	// Rule is the call's method's rule: the pool reads what the method
+	// says about blocks from it (methods.Rule's Block, Proves, Lookup,
+	// Write, AnswersHash). Nil: nothing is known, the call is answered at
+	// the head and its answer taken as it is.
+	Rule *methods.Rule
+	// Params are the call's, as the client sent them: the pool reads the
+	// block the call names from them (not the body).
 	Params json.RawMessage
 	// Idempotent calls may be retried on another member.
 	Idempotent bool
 }
 
-// methodKind is what the pool knows of one method.
-type methodKind struct {
-	// block says where the method names its block: a position in its
-	// params (0, 1, 2), logsFilter, or noBlock.
-	block int8
-	// lookup: a null answer (or a "not found" error) may come from a
-	// member that has not reached the block or transaction yet.
-	lookup bool
-	// proves names the answer's field holding a block number the member
-	// has ("" none; headResult: the result is the number, the head).
-	proves string
-	// write marks a signed transaction, sent to every member (broadcast.go);
-	// answersHash, one whose answer is the transaction's hash.
-	write, answersHash bool
-}
+// kind is what the pool knows of a call's method: the facts on its rule.
+type kind struct{ *methods.Rule }
 
-const (
-	noBlock    int8 = -1
-	logsFilter int8 = -2
-	// anyBlock: the answer is the chain's, not a block's (its id, a
-	// node's version): any member in service may answer it.
-	anyBlock   int8 = -3
-	headResult      = "."
-)
+// unknown is the kind of a call without a rule: no block, nothing known.
+var unknown methods.Rule
 
-// kinds are the methods the pool treats by kind; every other method names
-// no block (it is answered at the head) and its answers are taken as they
-// are. Starknet methods name blocks by block_id objects the pool does not
-// read: they are answered at the head.
-var kinds = map[string]methodKind{
-	"eth_chainId":          {block: anyBlock},
-	"net_version":          {block: anyBlock},
-	"web3_clientVersion":   {block: anyBlock},
-	"starknet_chainId":     {block: anyBlock},
-	"starknet_specVersion": {block: anyBlock},
-
-	"eth_blockNumber":      {block: noBlock, proves: headResult},
-	"starknet_blockNumber": {block: noBlock, proves: headResult},
-
-	"eth_getBlockByNumber":                       {block: 0, lookup: true, proves: "number"},
-	"eth_getHeaderByNumber":                      {block: 0, lookup: true, proves: "number"},
-	"eth_getBlockByHash":                         {block: noBlock, lookup: true, proves: "number"},
-	"eth_getHeaderByHash":                        {block: noBlock, lookup: true, proves: "number"},
-	"eth_getTransactionByHash":                   {block: noBlock, lookup: true, proves: "blockNumber"},
-	"eth_getTransactionReceipt":                  {block: noBlock, lookup: true, proves: "blockNumber"},
-	"eth_getRawTransactionByHash":                {block: noBlock, lookup: true},
-	"eth_getTransactionByBlockHashAndIndex":      {block: noBlock, lookup: true, proves: "blockNumber"},
-	"eth_getTransactionByBlockNumberAndIndex":    {block: 0, lookup: true, proves: "blockNumber"},
-	"eth_getRawTransactionByBlockHashAndIndex":   {block: noBlock, lookup: true},
-	"eth_getRawTransactionByBlockNumberAndIndex": {block: 0, lookup: true},
-	"eth_getBlockTransactionCountByHash":         {block: noBlock, lookup: true},
-	"eth_getBlockTransactionCountByNumber":       {block: 0, lookup: true},
-	"eth_getUncleByBlockHashAndIndex":            {block: noBlock, lookup: true},
-	"eth_getUncleByBlockNumberAndIndex":          {block: 0, lookup: true},
-	"eth_getUncleCountByBlockHash":               {block: noBlock, lookup: true},
-	"eth_getUncleCountByBlockNumber":             {block: 0, lookup: true},
-	"eth_getBlockReceipts":                       {block: 0, lookup: true},
-
-	"eth_getBalance":          {block: 1},
-	"eth_getCode":             {block: 1},
-	"eth_getTransactionCount": {block: 1},
-	"eth_call":                {block: 1},
-	"eth_estimateGas":         {block: 1},
-	"eth_createAccessList":    {block: 1},
-	"eth_simulateV1":          {block: 1},
-	"eth_feeHistory":          {block: 1},
-	"eth_getStorageAt":        {block: 2},
-	"eth_getProof":            {block: 2},
-	"eth_getLogs":             {block: logsFilter},
-
-	"eth_sendRawTransaction":            {block: noBlock, write: true, answersHash: true},
-	"eth_sendRawTransactionConditional": {block: noBlock, write: true, answersHash: true},
-	"eth_sendRawTransactionSync":        {block: noBlock, write: true}, // answers a receipt
-}
-
-// kindOf is method's kind; the zero kind (no block, nothing known) for
-// methods the pool does not treat by kind.
-func kindOf(method string) methodKind {
-	if k, ok := kinds[method]; ok {
-		return k
+// kindOf is the kind of a call of rule r (nil: unknown).
+func kindOf(r *methods.Rule) kind {
+	if r == nil {
+		return kind{&unknown}
 	}
-	return methodKind{block: noBlock}
+	return kind{r}
 }
 
 // blockRef is the block a call names: a number (named), or none or a tag
@@ -121,20 +56,20 @@ type blockRef struct {
 // blockOf reads the block a call of kind k names from its params. Only
 // numbers (and "earliest") name a block: "latest", "safe", "finalized",
 // "pending", a block hash or a missing param ask for the head.
-func (k methodKind) blockOf(params json.RawMessage) blockRef {
+func (k kind) blockOf(params json.RawMessage) blockRef {
 	switch {
-	case k.block == anyBlock:
+	case k.Block == methods.BlockChain:
 		return blockRef{number: 0, named: true}
-	case k.block == noBlock || len(params) == 0:
+	case k.Block == methods.BlockNone || len(params) == 0:
 		return blockRef{}
-	}
-	if k.block == logsFilter {
+	case k.Block == methods.BlockLogFilter:
 		if filter := jsonrpc.Element(params, 0); filter != nil {
 			return logsBlock(filter)
 		}
 		return blockRef{}
 	}
-	return blockValue(jsonrpc.Element(params, int(k.block)))
+	i, _ := k.Block.Param()
+	return blockValue(jsonrpc.Element(params, i))
 }
 
 // blockValue reads a block param: a quantity or tag string, or an EIP-1898
@@ -195,11 +130,11 @@ func quantity(v []byte) (uint64, bool) {
 
 // provenHead is the block number a good answer of kind k proves its member
 // has (false when the answer proves nothing).
-func (k methodKind) provenHead(resp *jsonrpc.Response) (uint64, bool) {
-	if k.proves == "" || resp.Err != nil || len(resp.Result) == 0 || resp.Result[0] == 'n' {
+func (k kind) provenHead(resp *jsonrpc.Response) (uint64, bool) {
+	if k.Proves == "" || resp.Err != nil || len(resp.Result) == 0 || resp.Result[0] == 'n' {
 		return 0, false
 	}
-	if k.proves == headResult {
+	if k.Proves == methods.ProvesHead {
 		if resp.Result[0] == '"' {
 			return quantity(resp.Result)
 		}
@@ -211,7 +146,7 @@ func (k methodKind) provenHead(resp *jsonrpc.Response) (uint64, bool) {
 		ok bool
 	)
 	_ = jsonrpc.Fields(resp.Result, func(key, value []byte) bool {
-		if string(key) != k.proves {
+		if string(key) != k.Proves {
 			return true
 		}
 		n, ok = quantity(value)
@@ -233,9 +168,9 @@ var lagMessages = []string{
 // lagAnswer reports whether resp, a member's answer to a call of kind k,
 // may only mean that the member lags: a null from a lookup, or an error
 // saying the block is beyond the member's head.
-func (k methodKind) lagAnswer(resp *jsonrpc.Response) bool {
+func (k kind) lagAnswer(resp *jsonrpc.Response) bool {
 	if resp.Err == nil {
-		return k.lookup && string(resp.Result) == "null"
+		return k.Lookup && string(resp.Result) == "null"
 	}
 	msg := strings.ToLower(resp.Err.Message)
 	for _, m := range lagMessages {

@@ -17,6 +17,13 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
+// forward sends one call whose method the pool is not told (no rule):
+// answered at the head, under Send's retry rules.
+func forward(ctx context.Context, p *upstream.Pool, body []byte, idempotent bool) (*jsonrpc.Response, error) {
+	resp, _, err := p.Send(ctx, upstream.Call{Body: body, Idempotent: idempotent})
+	return resp, err
+}
+
 // fakeNode is a JSON-RPC node on loopback whose behaviour a test sets.
 type fakeNode struct {
 	srv    *httptest.Server
@@ -100,7 +107,7 @@ func TestPoolChoosesOnlyNodesAtTheHead(t *testing.T) {
 	behind := newFakeNode(t, 90, `"result":"behind"`)
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
 	for range 50 {
-		resp, err := p.Forward(context.Background(), callBody, true)
+		resp, err := forward(context.Background(), p, callBody, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +146,7 @@ func TestPoolRetries(t *testing.T) {
 			// Only the bad node first: the good one joins at a lower priority tier.
 			p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, FailThreshold: 100},
 				httpMember(t, bad.srv.URL), upstream.MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
-			resp, err := p.Forward(context.Background(), callBody, tc.idempotent)
+			resp, err := forward(context.Background(), p, callBody, tc.idempotent)
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("want an error, got %+v", resp)
@@ -174,7 +181,7 @@ func TestPoolRetriesWriteWhenNothingWasSent(t *testing.T) {
 	dead := deadURL(t)
 	p := upstream.NewPool("test", upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, dead), upstream.MemberConfig{Upstream: mustHTTP(t, good.srv.URL), Priority: 1})
 	// No Start: both members count as healthy, so the dead one is tried first.
-	resp, err := p.Forward(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x00"]}`), false)
+	resp, err := forward(context.Background(), p, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x00"]}`), false)
 	if err != nil {
 		t.Fatalf("refused connection should move a write to the next node: %v", err)
 	}
@@ -191,7 +198,7 @@ func TestPoolTakesOutAndBringsBack(t *testing.T) {
 	f.status.Store(503)
 	// Calls keep succeeding while one node fails.
 	for range 20 {
-		resp, err := p.Forward(context.Background(), callBody, true)
+		resp, err := forward(context.Background(), p, callBody, true)
 		if err != nil || string(resp.Result) != `"other"` {
 			t.Fatalf("call failed or went to the failing node: %v %+v", err, resp)
 		}
@@ -212,7 +219,7 @@ func TestPoolTakesOutAndBringsBack(t *testing.T) {
 func TestPoolAllDown(t *testing.T) {
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, ProbeInterval: time.Hour}, httpMember(t, deadURL(t)), httpMember(t, deadURL(t)))
 	start := time.Now()
-	_, err := p.Forward(context.Background(), callBody, true)
+	_, err := forward(context.Background(), p, callBody, true)
 	if err == nil {
 		t.Fatal("want an error with every node down")
 	}
@@ -249,12 +256,12 @@ func TestPoolKeepsLaggingNodesOutAfterTheHeadDies(t *testing.T) {
 	behind := newFakeNode(t, 90, `"result":"behind"`)
 	p := startPool(t, upstream.PoolConfig{HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: 100 * time.Millisecond},
 		httpMember(t, ahead.srv.URL), httpMember(t, behind.srv.URL))
-	if _, err := p.Forward(context.Background(), callBody, true); err != nil {
+	if _, err := forward(context.Background(), p, callBody, true); err != nil {
 		t.Fatal(err)
 	}
 	ahead.srv.Close()
 	waitHealthy(t, p.Members()[0], false)
-	resp, err := p.Forward(context.Background(), callBody, true)
+	resp, err := forward(context.Background(), p, callBody, true)
 	if err == nil {
 		t.Fatalf("a lagging node answered after the head died: %s", resp.Result)
 	}
@@ -271,7 +278,7 @@ func TestPoolFollowsAResetChainAfterLagMemory(t *testing.T) {
 	ahead.srv.Close()
 	waitHealthy(t, p.Members()[0], false)
 	time.Sleep(100 * time.Millisecond)
-	resp, err := p.Forward(context.Background(), callBody, true)
+	resp, err := forward(context.Background(), p, callBody, true)
 	if err != nil || string(resp.Result) != `"behind"` {
 		t.Fatalf("after lag_memory the remaining node should serve: %v %+v", err, resp)
 	}
@@ -296,7 +303,7 @@ func TestCallerDeadlineIsNotANodeFault(t *testing.T) {
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second}, httpMember(t, slow.srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := p.Forward(ctx, callBody, true); err == nil {
+	if _, err := forward(ctx, p, callBody, true); err == nil {
 		t.Fatal("want the caller's deadline")
 	}
 	if !p.Members()[0].Healthy() {
@@ -311,7 +318,7 @@ func TestRetryBudgetBoundsACall(t *testing.T) {
 	slow.delay.Store(int64(2 * time.Second))
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: 10 * time.Second, RetryBudget: 150 * time.Millisecond}, httpMember(t, slow.srv.URL))
 	start := time.Now()
-	if _, err := p.Forward(context.Background(), callBody, true); err == nil {
+	if _, err := forward(context.Background(), p, callBody, true); err == nil {
 		t.Fatal("want an error once the budget is spent")
 	}
 	if took := time.Since(start); took > time.Second {

@@ -23,7 +23,7 @@ func TestRetryLatencyFigures(t *testing.T) {
 		d := make([]time.Duration, n)
 		for i := range d {
 			start := time.Now()
-			if _, err := p.Forward(context.Background(), callBody, true); err != nil {
+			if _, err := forward(context.Background(), p, callBody, true); err != nil {
 				t.Fatal(err)
 			}
 			d[i] = time.Since(start)

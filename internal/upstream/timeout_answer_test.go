@@ -16,7 +16,7 @@ func TestNodeTimeoutIsNotRetried(t *testing.T) {
 	other := newFakeNode(t, 10, `"result":"other"`)
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, FailThreshold: 100},
 		httpMember(t, slow.srv.URL), upstream.MemberConfig{Upstream: mustHTTP(t, other.srv.URL), Priority: 1})
-	resp, err := p.Forward(context.Background(), callBody, true)
+	resp, err := forward(context.Background(), p, callBody, true)
 	if err != nil {
 		t.Fatal(err)
 	}

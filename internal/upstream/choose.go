@@ -1,0 +1,134 @@
+package upstream
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Which member a call's next attempt goes to: one in service that has the
+// block the call names (or is at the pool's head), in the best priority
+// tier, by the power of two random choices on expected wait.
+
+// floor is the lowest head a member must have to answer a call naming ref:
+// the block it names, else the pool's head (less MaxLag); never below
+// above (a lag retry asks a member ahead of the one that answered).
+func (p *Pool) floor(ref blockRef, above uint64) uint64 {
+	t := p.target()
+	f := t - min(t, p.cfg.MaxLag)
+	if ref.named {
+		f = min(ref.number, t) // a block no member was seen at: the head is the best bet
+	}
+	return max(f, above)
+}
+
+// pick chooses among untried healthy members whose head is at or above
+// floor, in the best priority tier, by the power of two random choices on
+// expected wait.
+func (p *Pool) pick(tried []bool) *Member {
+	return p.pickAmong(tried, p.floor(blockRef{}, 0), true)
+}
+
+// choose picks the member of a call's next attempt (see pick). When no
+// member in service has the block the call needs but one is below it (the
+// member at the head died; the others follow it), it waits for one to
+// reach it, up to HeadWait from its first wait and within the call's
+// budget; waiting is not done for a lag retry (r.above set). When still
+// none can, it tries members out of service at the floor rather than
+// none: a node taken out by a passing stall may answer, and a dead one
+// fails fast, so the call still ends in an answer or in failover.
+func (p *Pool) choose(ctx context.Context, r *retry) *Member {
+	for {
+		if m := p.pickAmong(r.tried, p.floor(r.ref, r.above), true); m != nil {
+			return m
+		}
+		if r.above != 0 || !p.belowFloor(r.tried, p.floor(r.ref, r.above)) {
+			break
+		}
+		changed := p.Changed()
+		if m := p.pickAmong(r.tried, p.floor(r.ref, r.above), true); m != nil {
+			return m // a head moved between the first look and the wait
+		}
+		if r.waitUntil.IsZero() {
+			r.waitUntil = time.Now().Add(p.cfg.HeadWait)
+			if r.budget.Before(r.waitUntil) {
+				r.waitUntil = r.budget
+			}
+		}
+		d := time.Until(r.waitUntil)
+		if d <= 0 {
+			break
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return p.pickAmong(r.tried, p.floor(r.ref, r.above), false)
+}
+
+// belowFloor reports whether an untried member in service is below floor:
+// one that may yet reach it.
+func (p *Pool) belowFloor(tried []bool, floor uint64) bool {
+	for i, m := range p.members {
+		if !tried[i] && m.InService() && m.Head() < floor {
+			return true
+		}
+	}
+	return false
+}
+
+// ahead reports whether an untried member in service has a head above n.
+func (p *Pool) ahead(tried []bool, n uint64) bool {
+	for i, m := range p.members {
+		if !tried[i] && m.InService() && m.Head() > n {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Pool) pickAmong(tried []bool, floor uint64, healthy bool) *Member {
+	var cands [16]*Member
+	list := cands[:0]
+	tier := int(^uint(0) >> 1)
+	for i, m := range p.members {
+		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || m.Head() < floor {
+			continue
+		}
+		switch {
+		case m.Priority < tier:
+			tier = m.Priority
+			list = append(list[:0], m)
+		case m.Priority == tier:
+			list = append(list, m)
+		}
+	}
+	switch len(list) {
+	case 0:
+		return nil
+	case 1:
+		return list[0]
+	}
+	a := list[rand.IntN(len(list))]
+	b := list[rand.IntN(len(list))]
+	if b.score() < a.score() {
+		return b
+	}
+	return a
+}
+
+func (p *Pool) index(m *Member) int {
+	for i, x := range p.members {
+		if x == m {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,183 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/deadline"
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// Option changes how Send sends one call.
+type Option struct {
+	avoid *Member
+}
+
+// Avoid keeps m from being asked (it already failed the call in an
+// upstream batch), unless it is the pool's only member.
+func Avoid(m *Member) Option { return Option{avoid: m} }
+
+// Send sends one call and returns its answer and the member that gave it.
+// The call goes only to members that have the block it names (or are at
+// the pool's head), waiting a bounded time for one; node faults
+// (transport errors, 5xx/429, "header not found") are retried on another
+// member when the call is idempotent, and a lagging member's answer (a
+// null, "beyond current head") once on a member ahead of it; a write is
+// retried only when its bytes never left (connection refused), and a
+// signed transaction goes to every member (broadcast.go). A call without a
+// rule is answered at the head and its answer taken as it is.
+func (p *Pool) Send(ctx context.Context, c Call, opts ...Option) (*jsonrpc.Response, string, error) {
+	var tried []bool
+	for _, o := range opts {
+		if o.avoid != nil {
+			tried = p.triedOnly(o.avoid)
+		}
+	}
+	_, resp, member, err := p.forward(ctx, c, tried)
+	return resp, member, err
+}
+
+// Do implements Upstream for callers that send raw bodies (internal reads
+// of one request): an idempotent Send without a rule.
+func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
+	raw, _, _, err := p.forward(ctx, Call{Body: body, Idempotent: true}, nil)
+	if err != nil {
+		return nil, &Error{Upstream: p.Name(), Err: err}
+	}
+	return raw, nil
+}
+
+// retry is the state of one call's tries: the members already asked, the
+// block the call needs, the bounds of its waits, and the answer kept in
+// case no other member answers better.
+type retry struct {
+	tried []bool
+	ref   blockRef
+	// above: a lag retry, whose member must be above this head (0: none).
+	above uint64
+	// budget ends all tries; waitUntil ends the wait for a member to reach
+	// ref (set at the first wait).
+	budget, waitUntil time.Time
+	// kept is a node-fault or lag answer, its bytes and who gave it.
+	kept       *jsonrpc.Response
+	keptRaw    []byte
+	answeredBy string
+}
+
+// keep holds m's answer resp in case no other member answers better.
+func (r *retry) keep(m *Member, raw []byte, resp *jsonrpc.Response) {
+	r.kept, r.keptRaw, r.answeredBy = resp, raw, m.Name()
+}
+
+// forward is THE retry loop of one call: choice, attempts, retries within
+// MaxAttempts and the retry budget. tried, when given, marks members that
+// must not be asked (they already failed this call in an upstream batch).
+// It returns the raw answer and its decoding.
+func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
+	k := kindOf(c.Rule)
+	if k.Write && !c.Idempotent && !p.cfg.NoBroadcast && len(p.members) > 1 {
+		return p.broadcast(ctx, c)
+	}
+	if tried == nil {
+		tried = make([]bool, len(p.members))
+	}
+	// The retry budget is a deadline each attempt honours, not a context of
+	// its own: one timer per attempt is enough.
+	r := retry{tried: tried, ref: k.blockOf(c.Params), budget: time.Now().Add(p.cfg.RetryBudget)}
+	var lastErr error = ErrPoolUnavailable
+	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
+		m := p.choose(ctx, &r)
+		if m == nil {
+			break
+		}
+		r.tried[p.index(m)] = true
+		sentAt := m.Head()
+		raw, resp, err := p.try(ctx, r.budget, m, c.Body)
+		if err == nil {
+			p.learn(m, k, resp)
+			if c.Idempotent && IsNodeFaultAnswer(resp.Err) {
+				r.keep(m, raw, resp)
+				continue // perhaps a lagging node: ask another one at the head
+			}
+			if c.Idempotent && r.above == 0 && p.lagging(k, r.ref, resp, sentAt) && p.ahead(r.tried, sentAt) {
+				r.keep(m, raw, resp)
+				r.above = sentAt + 1 // once, on a member ahead of this one
+				continue
+			}
+			return raw, resp, m.Name(), nil
+		}
+		lastErr = err
+		if deadline.Expired(ctx) || !time.Now().Before(r.budget) || (!c.Idempotent && !NotSent(err)) {
+			break
+		}
+	}
+	if r.kept != nil {
+		return r.keptRaw, r.kept, r.answeredBy, nil // every node says so: it is the answer
+	}
+	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
+}
+
+// lagging reports whether resp, the answer to a call of kind k naming ref
+// from a member whose head was sentAt, may only mean that the member has
+// not reached what the call asks for: a lag answer to a call that does not
+// name a block the member was known to have.
+func (p *Pool) lagging(k kind, ref blockRef, resp *jsonrpc.Response, sentAt uint64) bool {
+	return !(ref.named && ref.number <= sentAt) && k.lagAnswer(resp)
+}
+
+// try makes one attempt of a single call on m and decodes its answer.
+func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte) ([]byte, *jsonrpc.Response, error) {
+	actx, start := p.startAttempt(ctx, m)
+	resp := new(jsonrpc.Response)
+	out, err := p.attempt(actx, budget, m, body, func(out []byte) (err error) {
+		_, *resp, err = jsonrpc.DecodeResponse(out)
+		return err
+	})
+	if err != nil {
+		p.endAttempt(actx, m, start, nil, err)
+		return nil, nil, err
+	}
+	p.endAttempt(actx, m, start, resp, nil)
+	return out, resp, nil
+}
+
+// attempt is THE one exchange with a member, single call or upstream batch:
+// within the attempt timeout and the call's retry budget, counted in the
+// member's in-flight calls and latency, and keeping its health up to date.
+// check validates the answer's shape; an answer it refuses is a node fault.
+func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []byte, check func([]byte) error) ([]byte, error) {
+	dl := time.Now().Add(p.cfg.AttemptTimeout)
+	if budget.Before(dl) {
+		dl = budget
+	}
+	actx, cancel := context.WithDeadline(ctx, dl)
+	defer cancel()
+	m.inflight.Add(1)
+	start := time.Now()
+	out, err := m.Upstream.Do(actx, body)
+	m.inflight.Add(-1)
+	if err == nil {
+		if err = check(out); err != nil {
+			err = &Error{Upstream: m.Name(), Err: err}
+		} else {
+			m.observe(time.Since(start))
+			return out, nil
+		}
+	}
+	if deadline.Expired(ctx) || !time.Now().Before(budget) {
+		// The caller gave up, or its own deadline passed (an eth_getLogs
+		// time limit), or the call's retry budget is spent: not the node's
+		// fault. Only the attempt's own timeout, with time left, is.
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, context.DeadlineExceeded // passed, though ctx's timer has not fired yet
+	}
+	if m.fault(err, p.cfg.FailThreshold) {
+		slog.Warn("upstream out of service", "pool", p.id, "upstream", m.Name(), "err", err)
+		p.changed(m, false)
+	}
+	return nil, err
+}

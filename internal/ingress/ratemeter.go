@@ -13,7 +13,7 @@ import (
 // RateMeter is the Metering of the rate limits: it hands a
 // ratelimit.Meter each call's method and the network's name and method
 // table as plain values (ratelimit does not import the pipeline), and
-// copies the credits the meter priced back onto the calls.
+// gives the credits the meter priced to the calls' records.
 type RateMeter struct {
 	Meter *ratelimit.Meter
 }
@@ -32,7 +32,7 @@ func (r RateMeter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network
 	priced, pooled := meterCalls(buf[:0], calls)
 	refused := r.Meter.Admit(ctx, key, meterNetwork(n), priced, invalid)
 	for i, c := range calls {
-		c.Credits = priced[i].Credits
+		c.SetCredits(priced[i].Credits)
 	}
 	giveBack(pooled)
 	return refused
@@ -72,7 +72,7 @@ func meterCalls(dst []ratelimit.Call, calls []*pipeline.Call) (view []ratelimit.
 
 func appendCalls(dst []ratelimit.Call, calls []*pipeline.Call) []ratelimit.Call {
 	for _, c := range calls {
-		dst = append(dst, ratelimit.Call{Method: c.Req.Method, Credits: c.Credits})
+		dst = append(dst, ratelimit.Call{Method: c.Req.Method, Credits: c.Credits()})
 	}
 	return dst
 }

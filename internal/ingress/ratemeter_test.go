@@ -62,8 +62,8 @@ func TestRateMeterPricesPipelineCalls(t *testing.T) {
 				} else if c.Req.Method == "eth_call" {
 					want = 80
 				}
-				if c.Credits != want {
-					t.Fatalf("call %d (%s): %d credits, want %d", i, c.Req.Method, c.Credits, want)
+				if c.Credits() != want {
+					t.Fatalf("call %d (%s): %d credits, want %d", i, c.Req.Method, c.Credits(), want)
 				}
 			}
 		})
@@ -89,7 +89,8 @@ func TestRateMeterPricesPipelineCalls(t *testing.T) {
 func TestMeterCopiesReused(t *testing.T) {
 	calls := make([]*pipeline.Call, 100)
 	for i := range calls {
-		calls[i] = &pipeline.Call{Req: jsonrpc.Request{Method: "eth_chainId"}, Credits: int64(i)}
+		calls[i] = &pipeline.Call{Req: jsonrpc.Request{Method: "eth_chainId"}}
+		calls[i].SetCredits(int64(i))
 	}
 	allocs := testing.AllocsPerRun(100, func() {
 		var buf [meterBatch]ratelimit.Call

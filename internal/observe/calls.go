@@ -16,7 +16,8 @@ import (
 var _ pipeline.Observer = (*Observer)(nil)
 
 // WrapCall implements pipeline.Observer: every call's count and duration,
-// its access log entry, and its span.
+// its access log entry, and its span; the member that answered comes from
+// the call's record (pipeline.Call.Member).
 func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 	return func(ctx context.Context, c *pipeline.Call) *jsonrpc.Response {
 		start := time.Now()
@@ -47,8 +48,11 @@ func (o *Observer) WrapCall(next pipeline.Handler) pipeline.Handler {
 		}
 		if entry != nil {
 			entry.method, entry.code, entry.duration = methods.Label(c.Req.Method), code, d
-			if entry.upstream == "" && c.ForwardedTo() != "" {
-				entry.upstream = c.ForwardedTo()
+			// The member that answered, from the call's record: also when
+			// an upstream batch or a partner did (the attempt observer saw
+			// the last attempt made under this call's context).
+			if m := c.Member(); m != "" {
+				entry.upstream = m
 			}
 		}
 		if req := requestFrom(ctx); req != nil && c.Client.Transport == "http" {
@@ -69,6 +73,9 @@ func endCallSpan(span trace.Span, c *pipeline.Call, code telemetry.Code, e *json
 	)
 	if c.Key != nil {
 		span.SetAttributes(attribute.String("nodegate.key_id", c.Key.ID))
+	}
+	if m := c.Member(); m != "" {
+		span.SetAttributes(attribute.String("nodegate.upstream", m))
 	}
 	if e != nil {
 		span.SetAttributes(attribute.Int("rpc.jsonrpc.error_code", e.Code))

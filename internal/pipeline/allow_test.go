@@ -122,9 +122,8 @@ func TestAllowContracts(t *testing.T) {
 				t.Fatalf("error = %+v, want 403 -32002 or -32602", resp.Err)
 			}
 			// A bypass from the secret lifts the contract allowlist.
-			c2 := *c
-			c2.Client.BypassAllowlists = true
-			if r := p.Serve(context.Background(), &c2); r.Err != nil && r.Err.Status == 403 {
+			c2 := &Call{Req: c.Req, Key: k, Network: net, Client: ClientInfo{BypassAllowlists: true}}
+			if r := p.Serve(context.Background(), c2); r.Err != nil && r.Err.Status == 403 {
 				t.Fatal("refused despite the secret's bypass")
 			}
 		})

@@ -143,7 +143,7 @@ func (b *batchRun) start(ctx context.Context, i int) {
 		b.large++
 	}
 	t := b.col.start()
-	b.calls[i].batch = t // the route finds the call's batch on it (Route.forward)
+	b.calls[i].record().batch = t // the route finds the call's batch in its record (Route.forward)
 	cctx, cancel := context.WithCancel(ctx)
 	b.cancels[i] = cancel
 	b.wg.Add(1)

@@ -2,7 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"sync/atomic"
+	"encoding/json"
+	"sync"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
@@ -10,6 +11,14 @@ import (
 )
 
 // Call is one JSON-RPC call on its way through the stages.
+//
+// What is learnt about a client call on its way (its credits, its place in
+// its client batch, the member that answered it) is its record, one per
+// client call: a stage that passes the call on changed makes the copy with
+// Sub, and the copy shares the original's record, so what the route learns
+// on the copy is the caller's without anything to hand back. A Call holds
+// its record by value (no allocation per call) and must not be copied but
+// by Sub (go vet's copylocks refuses a copy of one).
 type Call struct {
 	Req     jsonrpc.Request
 	Key     *keys.Key
@@ -22,55 +31,90 @@ type Call struct {
 	// Session is the caller's connection when it can receive notifications
 	// (WebSocket); nil on HTTP.
 	Session Session
-	// Credits is the call's cost, set by the ingress's metering before
-	// the call is dispatched.
-	Credits int64
 	// Pos is the call's place among its request's calls (0 for a call
 	// alone), set by the ingress: the access log lists a batch's calls in
 	// this order, whatever order they finish in.
 	Pos int
 
+	// rec is the call's record: own for a call the ingress (or Read) made,
+	// the original's for a copy (Sub).
+	rec *record
+	own record
+}
+
+// record is what is learnt about one client call, kept once for the call
+// and every copy of it (Call.Sub).
+type record struct {
+	// credits is what the ingress's metering priced the call at, before
+	// it is dispatched (SetCredits).
+	credits int64
 	// batch is the call's place in its client batch (collect.go), given by
-	// the batch's runner; nil for a call alone.
+	// the batch's runner before the call starts; nil for a call alone.
 	batch *token
-	// outcome is what the route learned about the call, shared with the
-	// copies stages make of it (shareOutcome).
-	outcome *outcome
+
+	// mu guards who answered: a copy may still reach the route after its
+	// caller stopped waiting for it (executionLimits.run).
+	mu      sync.Mutex
+	member  string // the member that answered, of the network's pool or its partners
+	partner bool   // member is a partner's: failover answered
 }
 
-// outcome is what the route learns about a call and the caller reads
-// after it: the partner that answered, when failover did. A stage that
-// passes a copy of the call on (the gas cap, eth_getLogs sub-ranges, the
-// filter stage, the block-first probe) shares the original's outcome with
-// it first, so that what the route learns on the copy reaches the caller.
-type outcome struct {
-	forwardedTo atomic.Pointer[string] // sub-ranges may fail over at once
-}
-
-// shareOutcome makes c's outcome before c is copied: the copies then
-// record into it. It is called before any copy runs concurrently.
-func (c *Call) shareOutcome() {
-	if c.outcome == nil {
-		c.outcome = new(outcome)
+// record is c's record, made c's own on first use: the pipeline takes
+// it before any stage runs (Pipeline.Serve), so that it exists before a
+// copy is made or a goroutine started.
+func (c *Call) record() *record {
+	if c.rec == nil {
+		c.rec = &c.own
 	}
+	return c.rec
 }
 
-// forwarded records that partner answered c.
-func (c *Call) forwarded(partner string) {
-	c.shareOutcome()
-	c.outcome.forwardedTo.Store(&partner)
+// Sub is a copy of c with other params, for a stage that passes the call
+// on changed (the gas cap, a sub-range of eth_getLogs, the block-first
+// probe): the same method, rule, key, client and decoded params (the
+// stage sets what it decoded of the new ones), and c's record.
+func (c *Call) Sub(params json.RawMessage) *Call {
+	req := c.Req
+	req.Params = params
+	return &Call{Req: req, Key: c.Key, Network: c.Network, Rule: c.Rule, Parsed: c.Parsed,
+		Client: c.Client, Session: c.Session, Pos: c.Pos, rec: c.record()}
+}
+
+// SetCredits records what the ingress's metering priced the call at.
+func (c *Call) SetCredits(n int64) { c.record().credits = n }
+
+// Credits is what the ingress's metering priced the call at (0 before).
+func (c *Call) Credits() int64 { return c.record().credits }
+
+// answered records that member answered c (of the network's partners when
+// partner is set).
+func (c *Call) answered(member string, partner bool) {
+	r := c.record()
+	r.mu.Lock()
+	r.member, r.partner = member, partner
+	r.mu.Unlock()
+}
+
+// Member names the member that answered the call: a node of the
+// network's pool, or a partner's when failover did ("" when the gateway
+// answered, or no node did).
+func (c *Call) Member() string {
+	r := c.record()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.member
 }
 
 // ForwardedTo names the partner that answered, when failover did ("" when
 // the network's own nodes or the gateway answered).
 func (c *Call) ForwardedTo() string {
-	if c.outcome == nil {
+	r := c.record()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.partner {
 		return ""
 	}
-	if p := c.outcome.forwardedTo.Load(); p != nil {
-		return *p
-	}
-	return ""
+	return r.member
 }
 
 // ClientInfo is what the transport knows about the caller.

@@ -22,7 +22,7 @@ import (
 // the waiting calls are sent at once.
 //
 // The runner owns the collector: it gives each call it starts a token
-// (start, carried by the call to the route: Call.batch) and says when it
+// (start, carried to the route in the call's record: record.batch) and says when it
 // starts nothing more until a call finishes (wait). A token says where its
 // call is: running (could still reach the route), waiting (at the route),
 // or released (sent, finished, or not batchable: it will not wait).
@@ -141,24 +141,27 @@ func (col *collector) ready() []*waiter {
 // their single-call rules; eth_getLogs under the gateway's limits has its
 // own time limit and sub-ranges.
 func batchable(c *Call) bool {
-	return c.Rule != nil && c.Rule.Idempotent && c.Rule.Limit != methods.LimitGetLogs && c.Rule != internalRead &&
+	return c.Rule != nil && c.Rule.Idempotent && c.Rule.Limit != methods.LimitGetLogs &&
 		c.Network.pool().Batches()
 }
 
-// collect makes c wait for its upstream batch. It returns nil when the
-// batch did not answer c (or c is not batchable): the caller sends it
-// alone, avoiding the member that failed it.
-func (t *token) collect(c *Call) (*jsonrpc.Response, *upstream.Member) {
+// collect makes c wait for its upstream batch and returns the answer and
+// the member that gave it. It returns a nil answer when the batch did not
+// answer c (or c is not batchable): the caller sends it alone, avoiding the
+// member that failed it.
+func (t *token) collect(c *Call) (resp *jsonrpc.Response, member string, failed *upstream.Member) {
 	if !batchable(c) {
 		t.release()
-		return nil, nil
+		return nil, "", nil
 	}
 	col := t.col
 	w := &waiter{c: c, done: make(chan struct{})}
 	queued := false
 	col.update(func() {
 		if t.state != tokenRunning {
-			return // it already had its turn (a call that routes twice)
+			// The runner released the call already: a copy its caller
+			// stopped waiting for (executionLimits.run) arrives late.
+			return
 		}
 		t.state, queued = tokenWaiting, true
 		col.running--
@@ -168,16 +171,16 @@ func (t *token) collect(c *Call) (*jsonrpc.Response, *upstream.Member) {
 		}
 	})
 	if !queued {
-		return nil, nil
+		return nil, "", nil
 	}
 	<-w.done
 	col.mu.Lock()
 	t.state = tokenReleased
 	col.mu.Unlock()
 	if w.ans.Resp != nil {
-		return w.ans.Resp, nil
+		return w.ans.Resp, w.ans.Member, nil
 	}
-	return nil, w.ans.Failed
+	return nil, "", w.ans.Failed
 }
 
 func (col *collector) backstop() {

@@ -126,7 +126,7 @@ func TestCollector(t *testing.T) {
 					c.Req.Method = s.call
 					collecting++
 					go func(name string, t *token) {
-						resp, _ := t.collect(c)
+						resp, _, _ := t.collect(c)
 						done <- collected{name, resp}
 					}(s.call, tokens[s.call])
 					testenv.WaitFor(t, 10*time.Second, s.call+" at the route", func() bool {

@@ -23,11 +23,9 @@ func nodeErrorFirst(next Handler) Handler {
 		if !ok { // not reachable: the rules decoded the param at that index
 			return jsonrpc.ErrorResponse(d.Err)
 		}
-		c.shareOutcome()
-		probe := *c
-		probe.Req.Params = params
+		probe := c.Sub(params)
 		probe.Parsed = nil
-		if resp := next(ctx, &probe); resp.Err != nil {
+		if resp := next(ctx, probe); resp.Err != nil {
 			return resp
 		}
 		return jsonrpc.ErrorResponse(d.Err)

@@ -82,11 +82,10 @@ func (e *executionLimits) run(ctx context.Context, next Handler, c *Call, releas
 		return next(ctx, c)
 	}
 	done := make(chan *jsonrpc.Response, 1)
-	c.shareOutcome() // what the route learns on the copy reaches the caller
-	sub := *c
+	sub := c.Sub(c.Req.Params)
 	go func() {
 		defer release()
-		done <- recoverCalls(next)(ctx, &sub) // the recover stage is on the caller's goroutine
+		done <- recoverCalls(next)(ctx, sub) // the recover stage is on the caller's goroutine
 	}()
 	select {
 	case resp := <-done:

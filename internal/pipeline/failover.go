@@ -25,7 +25,7 @@ func (r *Route) failover(ctx context.Context, c *Call, body []byte) *jsonrpc.Res
 		slog.Warn("partner failover failed", "network", n.Name, "method", methods.Label(c.Req.Method), "err", err)
 		return nil
 	}
-	c.forwarded(partner)
+	c.answered(partner, true)
 	if r.Metrics != nil {
 		r.Metrics.Failover.WithLabelValues(n.Name, partner, methods.Label(c.Req.Method)).Inc()
 	}

@@ -136,20 +136,18 @@ func filterLogs(ctx context.Context, c *Call, set *limits.Set, f filterEntry, ne
 	params := make([]byte, 0, len(f.crit)+2)
 	params = append(append(append(params, '['), f.crit...), ']')
 	getLogs, _ := c.Network.Methods.Lookup("eth_getLogs")
-	c.shareOutcome() // the sub-ranges below are copies of c
 	b := limits.Backend{
 		Logs: func(ctx context.Context, sp json.RawMessage, span *limits.Span) *jsonrpc.Response {
 			if span == nil {
 				return next(ctx, c)
 			}
-			sub := *c
+			sub := c.Sub(sp)
 			sub.Req.Method = "eth_getLogs"
-			sub.Req.Params = sp
 			sub.Rule = getLogs
 			sub.Parsed = methods.Parsed{subFilter(crit, span)}
-			return next(ctx, &sub)
+			return next(ctx, sub)
 		},
-		Call: internalCall(c),
+		Call: c.Network.Read,
 	}
 	return limits.GetLogs(ctx, set.For(planLimits(c)), limits.Query{Params: params, Filter: crit}, b)
 }

@@ -50,9 +50,7 @@ func (g gasCap) Wrap(next Handler) Handler {
 		if !changed {
 			return next(ctx, c)
 		}
-		c.shareOutcome()
-		sub := *c
-		sub.Req.Params = params
+		sub := c.Sub(params)
 		if args, ok := firstParsed[methods.CallArgs](c); ok && args != nil {
 			if gas, present := limits.CallGas(params); present { // what the node is sent
 				capped := *args
@@ -61,7 +59,7 @@ func (g gasCap) Wrap(next Handler) Handler {
 				sub.Parsed = append(methods.Parsed{&capped}, c.Parsed[1:]...)
 			}
 		}
-		return next(ctx, &sub)
+		return next(ctx, sub)
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 
 // getLogsLimits enforces eth_getLogs's limits at the gateway (see package
 // limits; nil: docs/spec.md's). The log queries it makes go down the rest
-// of the pipeline, one call per sub-range; the tag resolutions go to the
-// network's route.
+// of the pipeline, one copy of the call per sub-range (Call.Sub); the tag
+// resolutions are the network's own reads (Network.Read).
 type getLogsLimits struct{ limits *limits.Set }
 
 func (getLogsLimits) Name() string { return "getLogsLimits" }
@@ -28,28 +28,18 @@ func (g getLogsLimits) Wrap(next Handler) Handler {
 			return next(ctx, c)
 		}
 		crit, _ := c.Parsed[0].(*filters.FilterCriteria)
-		c.shareOutcome() // the sub-ranges below are copies of c
 		b := limits.Backend{
 			Logs: func(ctx context.Context, params json.RawMessage, span *limits.Span) *jsonrpc.Response {
 				if span == nil {
 					return next(ctx, c)
 				}
-				sub := *c
-				sub.Req.Params = params
+				sub := c.Sub(params)
 				sub.Parsed = methods.Parsed{subFilter(crit, span)}
-				return next(ctx, &sub)
+				return next(ctx, sub)
 			},
-			Call: internalCall(c),
+			Call: c.Network.Read,
 		}
 		return limits.GetLogs(ctx, g.limits.For(planLimits(c)), limits.Query{Params: c.Req.Params, Filter: crit}, b)
-	}
-}
-
-// internalCall sends the reads the limits make for c (tag resolutions)
-// down the network's route.
-func internalCall(c *Call) limits.Fetch {
-	return func(ctx context.Context, method string, params json.RawMessage) *jsonrpc.Response {
-		return c.Network.route().serve(ctx, &Call{Req: jsonrpc.Request{ID: c.Req.ID, Method: method, Params: params}, Rule: internalRead, Key: c.Key, Network: c.Network, Client: c.Client, batch: c.batch})
 	}
 }
 
@@ -73,7 +63,3 @@ func planLimits(c *Call) plan.MethodLimits {
 	}
 	return c.Key.Plan.MethodLimits
 }
-
-// internalRead is the rule of the reads nodegate makes for itself (block
-// numbers of tags): idempotent, so the pool may retry them.
-var internalRead = &methods.Rule{Name: "internal read", Idempotent: true}

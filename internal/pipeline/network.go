@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/subs"
@@ -46,6 +47,9 @@ type Network struct {
 	Versions map[string]*Network
 
 	once sync.Once
+	// reads is how Read reaches the nodes, with the observer of the
+	// pipeline that serves the network (read.go).
+	reads atomic.Pointer[reads]
 }
 
 // Version is the network in the JSON-RPC version named v (Versions), or

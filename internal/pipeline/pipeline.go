@@ -33,6 +33,7 @@ func Build(opts Options) *Pipeline {
 	}
 	p := &Pipeline{observer: opts.Observer, batchParallelism: opts.BatchParallelism}
 	p.handler = func(ctx context.Context, c *Call) *jsonrpc.Response {
+		c.record() // before any stage copies the call or starts a goroutine
 		return p.chain(c.Network)(ctx, c)
 	}
 	return p
@@ -53,6 +54,7 @@ func (p *Pipeline) compile(n *Network) Handler {
 	var route Stage = &Route{} // a call without a network: the rules refuse it
 	if n != nil {
 		route = n.route()
+		n.readThrough(p.observer)
 	}
 	stages := order(n.familyStages(), route)
 	var h Handler

@@ -73,13 +73,18 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 }
 
 // forward sends the call upstream: with its batch, shared with identical
-// reads in flight, or alone.
+// reads in flight, or alone. The member that answered goes in the call's
+// record.
 func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	var failed *upstream.Member
-	t := c.batch
+	t := c.record().batch
 	if t != nil {
-		var resp *jsonrpc.Response
-		if resp, failed = t.collect(c); resp != nil {
+		var (
+			resp   *jsonrpc.Response
+			member string
+		)
+		if resp, member, failed = t.collect(c); resp != nil {
+			c.answered(member, false)
 			return resp
 		}
 	}
@@ -89,24 +94,26 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 	*bp = body
 	n := c.Network
 	var (
-		resp *jsonrpc.Response
-		err  error
+		resp   *jsonrpc.Response
+		member string
+		err    error
 	)
 	call := upstream.Call{Body: body, Rule: c.Rule, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
 	switch {
 	case failed != nil:
-		resp, _, err = n.pool().Send(ctx, call, upstream.Avoid(failed))
+		resp, member, err = n.pool().Send(ctx, call, upstream.Avoid(failed))
 	case coalescable(ctx, c, t):
 		var kb [256]byte
 		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())
-		resp, _, err = r.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
+		resp, member, err = r.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
 			// The answer is shared: no caller's cancellation may cut it.
 			return n.pool().Send(context.WithoutCancel(ctx), call)
 		})
 	default:
-		resp, _, err = n.pool().Send(ctx, call)
+		resp, member, err = n.pool().Send(ctx, call)
 	}
 	if err == nil {
+		c.answered(member, false)
 		return resp
 	}
 	if deadline.Expired(ctx) {

@@ -6,7 +6,7 @@ package pipeline
 // anything that could answer from elsewhere, so that no answer bypasses a
 // limit: every family's stages run after the key policy and before the
 // session and the route. A call of a client batch carries its place in
-// the batch (Call.batch, from the batch's runner, batch.go) to the route,
+// the batch (in its record, from the batch's runner, batch.go) to the route,
 // where it waits for the batch's other calls (collect.go).
 func order(family []Stage, route Stage) []Stage {
 	stages := []Stage{

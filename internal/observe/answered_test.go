@@ -40,7 +40,7 @@ func TestEveryCallNamesItsUpstream(t *testing.T) {
 		return bench.AnswerStatic(nil, body), nil
 	}}
 	pool := upstream.NewPool("test", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: up})
-	n := &pipeline.Network{Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: pool, Pool: pool}
+	n := &pipeline.Network{Name: "test", Methods: methods.NewTable(methods.FamilyEVM), Upstream: pool, Pool: pool}
 	s := gatewaytest.Server(t, n)
 	var logs testenv.LogBuffer
 	logger, err := logging.New(config.Log{Format: "json", Output: &logs})

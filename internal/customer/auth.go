@@ -18,6 +18,8 @@ func formError(err error) (status int, msg string, ok bool) {
 		return http.StatusBadRequest, ie.Msg, true
 	case errors.As(err, &le):
 		return http.StatusTooManyRequests, le.Error(), true
+	case errors.Is(err, accounts.ErrBusy):
+		return http.StatusTooManyRequests, err.Error(), true
 	case errors.Is(err, accounts.ErrBadCredentials):
 		return http.StatusUnauthorized, err.Error(), true
 	case errors.Is(err, accounts.ErrDisabled):
@@ -54,6 +56,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error, name s
 	var le *accounts.LimitedError
 	if errors.As(err, &le) {
 		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds, 10))
+	} else if errors.Is(err, accounts.ErrBusy) {
+		w.Header().Set("Retry-After", "2")
 	}
 	p.Error = msg
 	h.render(w, status, name, p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -110,6 +111,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v.csrf = h.anonCSRF(w, r)
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		var tooLarge *http.MaxBytesError
+		if err := r.ParseForm(); errors.As(err, &tooLarge) {
+			h.message(w, r, v, http.StatusRequestEntityTooLarge, "Too large", fmt.Sprintf("This form is larger than the dashboard takes (%d KiB): send less.", maxForm>>10))
+			return
+		}
 		if !h.checkCSRF(r, v) {
 			h.message(w, r, v, http.StatusForbidden, "Refused", "This form came from another page or an old session (CSRF check failed): reload the page and send it again.")
 			return

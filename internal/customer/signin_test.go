@@ -167,3 +167,41 @@ func adminPost(t *testing.T, addr, token, path, body string) string {
 	}
 	return string(out)
 }
+
+// TestOversizedFormAnswers413: a form larger than the dashboard takes is
+// answered 413 saying so, not as a failed CSRF check.
+func TestOversizedFormAnswers413(t *testing.T) {
+	s := start(t, nil)
+	b := newBrowser(t, s.URL())
+	b.get("/dashboard/signin")
+	code, body, _ := b.post("/dashboard/signin", url.Values{"email": {"big@example.com"}, "password": {strings.Repeat("p", 100<<10)}})
+	if code != http.StatusRequestEntityTooLarge || strings.Contains(body, "CSRF") || !strings.Contains(body, "larger than") {
+		t.Errorf("a 100 KiB form: %d, want 413 saying it is too large\n%s", code, body)
+	}
+}
+
+// TestKeyNamesRefuseBidiControls: a key name with a bidirectional
+// control or another control character is refused (400 naming the
+// field) on the dashboard; a plain Unicode name is kept.
+func TestKeyNamesRefuseBidiControls(t *testing.T) {
+	s := start(t, nil)
+	b := newBrowser(t, s.URL())
+	b.signUp("bidi@example.com", "a long password")
+	for _, c := range []struct{ name, value string }{
+		{"right-to-left override", "app\u202Egpj.exe"},
+		{"left-to-right embedding", "a\u202Ab"},
+		{"first strong isolate", "a\u2068b"},
+		{"pop directional isolate", "a\u2069b"},
+		{"right-to-left mark", "a\u200Fb"},
+		{"tab", "a\tb"},
+		{"escape", "a\x1b[31mb"},
+		{"C1 control", "a\u0085b"},
+	} {
+		b.get("/dashboard/keys")
+		code, body, _ := b.post("/dashboard/keys", url.Values{"name": {c.value}})
+		if code != http.StatusBadRequest || !strings.Contains(body, "name: no control") {
+			t.Errorf("%s: %d, want 400 naming the name\n%s", c.name, code, errorOf(body))
+		}
+	}
+	b.createKey("ключ 🔑 app")
+}

@@ -98,11 +98,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	subject := "ip:" + clientIP(r)
+	subject := accounts.AddressSubject(clientIP(r))
 	if v.sess != nil {
-		subject = "account:" + v.sess.Account.ID
+		subject = v.sess.Account.ID
 	}
-	if !h.cap.allow(subject, h.now()) {
+	if !h.cap.allow(subject, v.sess != nil, h.now()) {
 		w.Header().Set("Retry-After", "60")
 		h.message(w, r, v, http.StatusTooManyRequests, "Too many requests", "This dashboard answers a limited number of requests per minute: wait a minute and try again.")
 		return

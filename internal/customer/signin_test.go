@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/accounts"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys/pgtest"
 )
@@ -204,4 +206,42 @@ func TestKeyNamesRefuseBidiControls(t *testing.T) {
 		}
 	}
 	b.createKey("ключ 🔑 app")
+}
+
+// TestHashQueueBounded: a burst of password hashes beyond the queue's
+// bound (accounts.MaxHashWaiting waiting) is refused at once with 429,
+// Retry-After and a message saying so, instead of waiting behind every
+// other; the burst's others are served.
+func TestHashQueueBounded(t *testing.T) {
+	s := start(t, func(c *config.Config) { c.Accounts.PageRate = 100_000 })
+	const n = 200
+	visitors := make([]*browser, n)
+	for i := range visitors {
+		visitors[i] = newBrowser(t, s.URL())
+		visitors[i].get("/dashboard/signup")
+	}
+	codes := make([]int, n)
+	bodies := make([]string, n)
+	var wg sync.WaitGroup
+	for i, v := range visitors {
+		wg.Go(func() {
+			email := "burst" + strconv.Itoa(i) + "@example.com"
+			codes[i], bodies[i], _ = v.post("/dashboard/signup", url.Values{"email": {email}, "password": {"a long password"}, "password2": {"a long password"}})
+		})
+	}
+	wg.Wait()
+	made, busy := 0, 0
+	for i, c := range codes {
+		switch {
+		case c == http.StatusSeeOther:
+			made++
+		case c == http.StatusTooManyRequests && strings.Contains(bodies[i], "too many sign-ins at once"):
+			busy++
+		default:
+			t.Errorf("visitor %d: %d\n%s", i, c, errorOf(bodies[i]))
+		}
+	}
+	if busy == 0 || made == 0 {
+		t.Errorf("%d sign-ups at once: %d made, %d refused as busy; want both (the queue bounded at %d waiting)", n, made, busy, accounts.MaxHashWaiting)
+	}
 }

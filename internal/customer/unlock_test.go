@@ -71,3 +71,28 @@ func TestOperatorUnlocksAndResets(t *testing.T) {
 		t.Errorf("the new password: %d", code)
 	}
 }
+
+// TestAuditLog: sign-ins, failures, lock-outs, unlocks, resets and key
+// changes each write one audit line with a fixed event attribute.
+func TestAuditLog(t *testing.T) {
+	logs := captureLogs(t)
+	s := start(t, func(c *config.Config) { c.Admin.Token = opToken })
+	const email, pw = "audited@example.com", "the audited password"
+	b := newBrowser(t, s.URL())
+	b.signUp(email, pw)
+	_, id, _ := b.createKey("audited key")
+	b.get("/dashboard/keys/" + id)
+	b.post("/dashboard/keys/"+id, url.Values{"action": {"name"}, "name": {"renamed"}})
+	b.get("/dashboard/keys/" + id)
+	b.post("/dashboard/keys/"+id+"/revoke", nil)
+	newBrowser(t, s.URL()).signIn(email, pw)
+	lockOut(t, s.URL(), email)
+	admin(t, s, "POST", "/admin/accounts/"+email+"/unlock", "")
+	cli(t, s, "reset-password", email)
+	out := logs.String()
+	for _, event := range []string{"account_created", "key_created", "key_changed", "key_revoked", "signin", "signin_failed", "signin_limited", "account_unlocked", "reset_requested"} {
+		if !strings.Contains(out, "msg=audit event="+event+" ") {
+			t.Errorf("no audit line with event=%s", event)
+		}
+	}
+}

@@ -90,9 +90,17 @@ func (evmFamily) stages(_ context.Context, cfg config.Config, nc config.Network,
 }
 
 // executionShare is how many calls that run code on this process's CPUs
-// (the embedded node's eth_call…) one key may run at once, across every
-// network and reload: half the CPUs, at least one.
+// (the embedded node's eth_call…) one account may run at once, across
+// every network and reload: half the CPUs, at least one.
 func executionShare() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// executionSlots is how many calls that run code the embedded node runs at
+// once for every account together (shared in turns: admission.Turn): half
+// the CPUs, at least one, so that the other half serves the calls that run
+// no code, which never wait for these slots; always fewer than the node's
+// own bound on calls at once (evmnode.DefaultMaxConcurrent), so that a read
+// finds a place there too.
+func executionSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // starknetFamily is the Starknet family (docs/starknet.md): Starknet
 // JSON-RPC nodes, the embedded devnet (starknet.go).

@@ -21,6 +21,9 @@ type use struct {
 	calls         atomic.Int64
 	webSockets    atomic.Int64
 	subscriptions atomic.Int64
+	// subscriptionParams is the size of its live logs subscriptions'
+	// filters together (subfilters.go).
+	subscriptionParams atomic.Int64
 }
 
 // New makes the process's admission. executionShare is how many calls
@@ -57,6 +60,9 @@ func (a *Keys) of(id string) *use {
 // a dashboard key's are its account's).
 type Use struct {
 	Calls, WebSockets, Subscriptions, Executions int
+	// SubscriptionParams is the size of the key's live logs
+	// subscriptions' filters together.
+	SubscriptionParams int
 }
 
 // Of is key id's counts now (zero for a key never seen).
@@ -71,7 +77,8 @@ func (a *Keys) Of(id string) Use {
 	}
 	u := v.(*use)
 	return Use{Calls: int(u.calls.Load()), WebSockets: int(u.webSockets.Load()),
-		Subscriptions: int(u.subscriptions.Load()), Executions: executions}
+		Subscriptions: int(u.subscriptions.Load()), Executions: executions,
+		SubscriptionParams: int(u.subscriptionParams.Load())}
 }
 
 // takeUpTo adds up to want to n without passing limit, and returns what

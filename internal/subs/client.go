@@ -50,8 +50,8 @@ type Client struct {
 type subscription struct {
 	id         string
 	filterSize int // counted with the client's Admission
-	client *Client
-	stream *stream
+	client     *Client
+	stream     *stream
 	// held: the eth_subscribe answer is not on the wire yet; notifications
 	// wait in pending so the client never sees one before the id.
 	held    bool

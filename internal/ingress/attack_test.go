@@ -116,6 +116,7 @@ func executionAttack(t *testing.T, edit func(*config.Config), attack ...string) 
 	var (
 		stop                        atomic.Bool
 		aborted, inFlight, rate, ok atomic.Int64
+		queueRefused                atomic.Int64
 		other                       sync.Map
 		wg                          sync.WaitGroup
 	)
@@ -139,6 +140,9 @@ func executionAttack(t *testing.T, edit func(*config.Config), attack ...string) 
 					time.Sleep(200 * time.Millisecond) // the attacker keeps to its rate
 				case a.Error.Code == -32000 && strings.HasPrefix(a.Error.Message, "execution aborted (timeout = 1s)"):
 					aborted.Add(1)
+				case a.Error.Code == -32005 && (strings.HasPrefix(a.Error.Message, "too many calls that run code for this account") ||
+					strings.Contains(a.Error.Message, "it did not run")):
+					queueRefused.Add(1) // refused by the execution slots' queue, at once or at its deadline
 				default:
 					other.Store(fmt.Sprintf("%d %d %s", a.Status, a.Error.Code, a.Error.Message), true)
 				}
@@ -159,8 +163,8 @@ func executionAttack(t *testing.T, edit func(*config.Config), attack ...string) 
 	t.Logf("victim p99 idle before the attack %v, after it %v", idle, idleAfter)
 	idle = max(idle, idleAfter)
 	other.Range(func(k, _ any) bool { t.Errorf("attacker got %v", k); return true })
-	t.Logf("victim p99: idle %v, attacked %v (%.1fx); attacker: %d aborted at call_timeout, %d refused in flight, %d refused over rate, %d finished, %d gave up waiting for the key's turn",
-		idle, attacked, float64(attacked)/float64(idle), aborted.Load(), inFlight.Load(), rate.Load(), ok.Load(), waited.Load())
+	t.Logf("victim p99: idle %v, attacked %v (%.1fx); attacker: %d aborted at call_timeout, %d refused in flight, %d refused over rate, %d refused by the execution queue, %d finished, %d gave up waiting for the key's turn",
+		idle, attacked, float64(attacked)/float64(idle), aborted.Load(), inFlight.Load(), rate.Load(), queueRefused.Load(), ok.Load(), waited.Load())
 	if aborted.Load() == 0 || inFlight.Load() == 0 {
 		t.Fatalf("the attack was not on: %d calls aborted, %d refused in flight", aborted.Load(), inFlight.Load())
 	}

@@ -95,12 +95,12 @@ func (evmFamily) stages(_ context.Context, cfg config.Config, nc config.Network,
 func executionShare() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // executionSlots is how many calls that run code the embedded node runs at
-// once for every account together (shared in turns: admission.Turn): half
-// the CPUs, at least one, so that the other half serves the calls that run
-// no code, which never wait for these slots; always fewer than the node's
-// own bound on calls at once (evmnode.DefaultMaxConcurrent), so that a read
-// finds a place there too.
-func executionSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+// once for every account together (shared in turns: admission.Turn): as
+// many as the CPUs, twice an account's share, so that one account alone
+// leaves the others slots; always fewer than the node's own bound on calls
+// at once (evmnode.DefaultMaxConcurrent), so that the calls that run no
+// code, which never wait for these slots, find a place there.
+func executionSlots() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 // starknetFamily is the Starknet family (docs/starknet.md): Starknet
 // JSON-RPC nodes, the embedded devnet (starknet.go).

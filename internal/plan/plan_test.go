@@ -23,6 +23,8 @@ func TestStoredFormUnchanged(t *testing.T) {
 			`{"name":"core","rate_per_second":500,"daily_credits":3000000,"failover":false,"max_response_bytes":0,"max_in_flight":4,"call_timeout":1000000000,"max_ws_connections":50,"max_subscriptions":100}`},
 		{"with method limits", Plan{Name: "gold", Failover: true, MethodLimits: MethodLimits{GetLogsMaxResults: 5, GetLogsTimeout: time.Second, GasCapFactor: 2}},
 			`{"name":"gold","rate_per_second":0,"daily_credits":0,"failover":true,"max_response_bytes":0,"max_in_flight":0,"call_timeout":0,"max_ws_connections":0,"max_subscriptions":0,"get_logs_max_results":5,"get_logs_timeout":1000000000,"gas_cap_factor":2}`},
+		{"with a subscription filter budget", Plan{Name: "s", MaxSubscriptionParams: 50},
+			`{"name":"s","rate_per_second":0,"daily_credits":0,"failover":false,"max_response_bytes":0,"max_in_flight":0,"call_timeout":0,"max_ws_connections":0,"max_subscriptions":0,"max_subscription_params":50}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package service
+package upstream
 
 import (
 	"context"
@@ -10,13 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// chainCheck keeps a network's members on one chain: each member's chain
-// id (eth_chainId, starknet_chainId) must equal the network's chain_id or,
+// chainCheck keeps a pool's members on one chain: each member's chain id
+// (PoolConfig.ChainIDMethod, the family's) must equal PoolConfig.ChainID or,
 // when that is unset, its first member's (or, while the first member has
 // not answered, the first member that did). It is the pool's Check, run
 // at start and whenever a member comes back. A member that cannot answer
@@ -24,24 +22,25 @@ import (
 type chainCheck struct {
 	network string
 	method  string
-	first   upstream.Upstream // the first configured member
+	numeric bool     // the id is a quantity, compared as a decimal number
+	first   Upstream // the first configured member
 
 	mu   sync.Mutex
 	want string // normalized chain id; "" until known
 	from string // where want came from
 }
 
-func newChainCheck(nc config.Network, fam family, firstMember upstream.Upstream) *chainCheck {
-	c := &chainCheck{network: nc.Name, method: fam.chainIDMethod(), first: firstMember}
-	if nc.ChainID != 0 && fam.numericChainID() {
-		c.want, c.from = strconv.FormatUint(nc.ChainID, 10), "chain_id"
+func newChainCheck(pool string, cfg PoolConfig, firstMember Upstream) *chainCheck {
+	c := &chainCheck{network: pool, method: cfg.ChainIDMethod, numeric: cfg.NumericChainID, first: firstMember}
+	if cfg.ChainID != 0 && cfg.NumericChainID {
+		c.want, c.from = strconv.FormatUint(cfg.ChainID, 10), "chain_id"
 	}
 	return c
 }
 
 // check is the pool's Check.
-func (c *chainCheck) check(ctx context.Context, u upstream.Upstream) error {
-	got, err := chainIDOf(ctx, u, c.method)
+func (c *chainCheck) check(ctx context.Context, u Upstream) error {
+	got, err := c.idOf(ctx, u)
 	if err != nil {
 		// A node that cannot say its chain id is not proven wrong: it
 		// serves, and is checked again when it next comes back.
@@ -55,7 +54,7 @@ func (c *chainCheck) check(ctx context.Context, u upstream.Upstream) error {
 		// member cannot say, the first member that can.
 		c.want, c.from = got, u.Name()
 		if u.Name() != c.first.Name() { // (an upstream.Func is not comparable)
-			if ref, err := chainIDOf(ctx, c.first, c.method); err == nil {
+			if ref, err := c.idOf(ctx, c.first); err == nil {
 				c.want, c.from = ref, c.first.Name()
 			} else {
 				slog.Warn("first upstream's chain id not known: checking against another member's", "network", c.network, "upstream", u.Name(), "chain_id", got, "err", err)
@@ -68,7 +67,7 @@ func (c *chainCheck) check(ctx context.Context, u upstream.Upstream) error {
 	return nil
 }
 
-// chainID is the network's chain id as a number (EVM), 0 when unknown.
+// chainID is the chain id as a number (NumericChainID), 0 when unknown.
 func (c *chainCheck) chainID() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -76,10 +75,10 @@ func (c *chainCheck) chainID() uint64 {
 	return n
 }
 
-// chainIDOf asks u for its chain id, normalized: a decimal number for a
-// hex quantity, the felt's hex text otherwise.
-func chainIDOf(ctx context.Context, u upstream.Upstream, method string) (string, error) {
-	out, err := u.Do(ctx, jsonrpc.AppendRequest(nil, 1, method, json.RawMessage("[]")))
+// idOf asks u for its chain id, normalized: a decimal number for a
+// numeric id, the id's lowercased text (a Starknet felt) otherwise.
+func (c *chainCheck) idOf(ctx context.Context, u Upstream) (string, error) {
+	out, err := u.Do(ctx, jsonrpc.AppendRequest(nil, 1, c.method, json.RawMessage("[]")))
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +94,7 @@ func chainIDOf(ctx context.Context, u upstream.Upstream, method string) (string,
 		return "", fmt.Errorf("chain id %s: %w", resp.Result, err)
 	}
 	s = strings.ToLower(s)
-	if method == "eth_chainId" {
+	if c.numeric {
 		n, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
 		if err != nil {
 			return "", fmt.Errorf("chain id %q: %w", s, err)
@@ -103,4 +102,14 @@ func chainIDOf(ctx context.Context, u upstream.Upstream, method string) (string,
 		return strconv.FormatUint(n, 10), nil
 	}
 	return s, nil
+}
+
+// ChainID is the chain id the pool's members are checked against, as a
+// number (PoolConfig.NumericChainID): the configured one, else the first
+// member's once it answered; 0 when unknown or not checked.
+func (p *Pool) ChainID() uint64 {
+	if p.chainCheck == nil {
+		return 0
+	}
+	return p.chainCheck.chainID()
 }

@@ -20,6 +20,7 @@ type use struct {
 	calls         atomic.Int64
 	webSockets    atomic.Int64
 	subscriptions atomic.Int64
+	connections   atomic.Int64 // keyed client connections (connections.go)
 	// turns holds one token per execution call running (its capacity is
 	// the share); nil without a share.
 	turns chan struct{}

@@ -28,6 +28,9 @@ func (p Plan) Validate(path string, bad Bad) {
 	if p.MaxSubscriptions < 0 {
 		bad(path+".max_subscriptions", "must not be negative")
 	}
+	if p.MaxConnections < 0 {
+		bad(path+".max_connections", "must not be negative (0 means unlimited)")
+	}
 	p.MethodLimits.Validate(path, bad)
 }
 

@@ -92,6 +92,7 @@ func (s *Service) open(network, addr string, index int) error {
 		ConnContext: guard.ConnContext,
 		ConnState:   guard.ConnState,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.closeWhileDraining(w, r)
 			if r.URL.Path == readyPath {
 				s.serveReady(w, r)
 				return

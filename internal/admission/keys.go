@@ -24,6 +24,7 @@ type use struct {
 	// subscriptionParams is the size of its live logs subscriptions'
 	// filters together (subfilters.go).
 	subscriptionParams atomic.Int64
+	connections        atomic.Int64 // keyed client connections (connections.go)
 }
 
 // New makes the process's admission. executionShare is how many calls

@@ -46,7 +46,6 @@ func authenticate(lookup KeyLookup, r *http.Request, path, prefix string) (k *ke
 	if e != nil {
 		return nil, false, e
 	}
-	markKeySeen(r.Context()) // the connection's normal idle timeout from now on (conns.go)
 	return k, bypass, nil
 }
 

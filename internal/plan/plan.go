@@ -35,6 +35,13 @@ type Plan struct {
 	// across all its WebSockets on one process; 0 means unlimited. Over it,
 	// eth_subscribe answers -32005.
 	MaxSubscriptions int `yaml:"max_subscriptions" json:"max_subscriptions"`
+	// MaxConnections bounds the key's open client connections on one
+	// process, HTTP and WebSocket together, once they are keyed (a request
+	// on them was admitted and charged, or a WebSocket upgraded); 0 means
+	// unlimited. Over it, an HTTP answer closes its connection
+	// (Connection: close) and a WebSocket upgrade answers 429. Stored only
+	// when set, so that older replicas read the stored plan as before.
+	MaxConnections int `yaml:"max_connections" json:"max_connections,omitempty"`
 	// MethodLimits are the plan's per-method limits (eth_getLogs, the gas
 	// cap); a field left at 0 inherits the network's (limits:).
 	MethodLimits `yaml:",inline"`

@@ -38,5 +38,5 @@ func (a *Keys) Connections(id string) int {
 // open connections.
 func ErrTooManyConnections(limit int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,
-		Message: "too many connections for this project ID (plan limit " + strconv.Itoa(limit) + ")"}
+		Message: "too many connections for this API key (plan limit " + strconv.Itoa(limit) + ")"}
 }

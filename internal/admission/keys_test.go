@@ -36,7 +36,7 @@ var caps = []capCase{
 		},
 		held: func(u Use) int { return u.Calls },
 		refusal: jsonrpc.Error{Code: -32005, Status: http.StatusTooManyRequests,
-			Message: "too many calls in flight for this project ID (limit 2): wait for answers before sending more",
+			Message: "too many calls in flight for this API key (limit 2): wait for answers before sending more",
 			Data:    []byte(`{"max_in_flight":2}`)},
 	},
 	{
@@ -44,7 +44,7 @@ var caps = []capCase{
 		plan:    func(l int) keys.Plan { return keys.Plan{MaxWSConnections: l} },
 		take:    func(a *Keys, k *keys.Key) (func(), *jsonrpc.Error) { return a.WebSocket(k) },
 		held:    func(u Use) int { return u.WebSockets },
-		refusal: jsonrpc.Error{Code: -32005, Status: http.StatusTooManyRequests, Message: "too many WebSocket connections for this project ID (plan limit 2)"},
+		refusal: jsonrpc.Error{Code: -32005, Status: http.StatusTooManyRequests, Message: "too many WebSocket connections for this API key (plan limit 2)"},
 	},
 	{
 		name: "subscriptions",
@@ -56,7 +56,7 @@ var caps = []capCase{
 			return func() { a.GiveSubscriptions(k, 1) }, nil
 		},
 		held:    func(u Use) int { return u.Subscriptions },
-		refusal: jsonrpc.Error{Code: -32005, Message: "too many subscriptions for this project ID (plan limit 2)"},
+		refusal: jsonrpc.Error{Code: -32005, Message: "too many subscriptions for this API key (plan limit 2)"},
 	},
 }
 

@@ -44,5 +44,5 @@ func (a *Keys) GiveSubscriptionFilter(key *keys.Key, size int) {
 // live logs subscriptions' filters leave no room for one of size.
 func ErrSubscriptionFiltersFull(limit, live, size int) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
-		"the logs subscriptions of this project ID would filter on too many addresses and topics together: %d live, %d in this filter, plan limit %d (max_subscription_params); unsubscribe some or use fewer", live, size, limit))
+		"the logs subscriptions of this API key would filter on too many addresses and topics together: %d live, %d in this filter, plan limit %d (max_subscription_params); unsubscribe some or use fewer", live, size, limit))
 }

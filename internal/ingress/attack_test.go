@@ -213,7 +213,7 @@ func TestInFlightAcrossTransports(t *testing.T) {
 			t.Fatal(err)
 		}
 		refused = a.Status == http.StatusTooManyRequests && a.Error != nil && a.Error.Code == -32005 &&
-			a.Error.Message == "too many calls in flight for this project ID (limit 1): wait for answers before sending more"
+			a.Error.Message == "too many calls in flight for this API key (limit 1): wait for answers before sending more"
 		time.Sleep(5 * time.Millisecond)
 	}
 	answer = <-wsAnswer

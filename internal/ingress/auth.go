@@ -24,8 +24,8 @@ type KeyLookup interface {
 
 // The 401 answers' messages.
 const (
-	msgNoKey      = "project id required in the url"
-	msgUnknownKey = "invalid project id"
+	msgNoKey      = "API key required in the url"
+	msgUnknownKey = "invalid API key"
 )
 
 // authenticate decides the key of a request before its body is read: the
@@ -64,7 +64,7 @@ func admitKey(k *keys.Key, req keys.Request) (bypass bool, e *jsonrpc.Error) {
 	bypass, err := k.Admit(req)
 	switch {
 	case errors.Is(err, keys.ErrBadSecret):
-		return false, jsonrpc.ErrUnauthorized("invalid project id or project secret")
+		return false, jsonrpc.ErrUnauthorized("invalid API key or secret")
 	case err != nil:
 		return false, jsonrpc.ErrForbidden()
 	}

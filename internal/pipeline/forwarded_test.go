@@ -81,7 +81,7 @@ func TestMemberSurvivesCopies(t *testing.T) {
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x"}`), nil
 	}}
 	n := &pipeline.Network{
-		Name: "test", Family: methods.FamilyEVM, Methods: methods.NewTable(methods.FamilyEVM), Upstream: node,
+		Name: "test", Methods: methods.NewTable(methods.FamilyEVM), Upstream: node,
 		Stages: pipeline.EVM{Limits: limits.NewSet(plan.MethodLimits{}), Gas: headGas(30_000_000)}.Stages(),
 	}
 	p := pipeline.Build(pipeline.Options{})

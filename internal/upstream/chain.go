@@ -12,6 +12,9 @@ import (
 )
 
 var (
+	// chainIDRequest is EVM's: chainOf runs only for a pool that tracks
+	// finality (PoolConfig.TrackFinalized), which only a family that
+	// caches (family.Family.Caches: EVM) asks for.
 	chainIDRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`)
 	genesisRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x0",false]}`)
 )

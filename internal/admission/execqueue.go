@@ -12,15 +12,19 @@ import (
 // account, calls start in the order they asked.
 //
 // An account runs at most share calls at once (its share of the slots,
-// even when the others are free) and has at most share more waiting; a
+// even when the others are free) and has at most max(share,
+// MaxExecutionWaiting) more waiting; a
 // call past that is refused at once (take answers full), not queued.
 // Without slots (0) only the share bounds an account.
 type execQueue struct {
-	mu       sync.Mutex
-	slots    int // 0: no process-wide bound
-	running  int // slots taken
-	share    int
-	accounts map[string]*execAccount // accounts with calls running or waiting
+	mu      sync.Mutex
+	slots   int // 0: no process-wide bound
+	running int // slots taken
+	share   int
+	// maxWaiting, when set, replaces the bound on an account's calls
+	// waiting (waitingBound); tests set it to see refusals with few calls.
+	maxWaiting int
+	accounts   map[string]*execAccount // accounts with calls running or waiting
 	// ring is the accounts with calls waiting, in the order of their
 	// turns: the first eligible one gets the next free slot, then goes to
 	// the end.
@@ -39,6 +43,20 @@ type execAccount struct {
 type execWaiter struct {
 	ready   chan struct{}
 	granted bool
+}
+
+// MaxExecutionWaiting is how many calls that run code one account may have
+// waiting for a slot (at least its share): room for one client batch's
+// calls at once (the pipeline runs up to 16 of a batch together) and a few
+// more. It bounds memory, not time: a call still waiting when its
+// call_timeout passes is refused then, and never runs (Keys.Turn).
+const MaxExecutionWaiting = 32
+
+func (q *execQueue) waitingBound() int {
+	if q.maxWaiting > 0 {
+		return q.maxWaiting
+	}
+	return max(q.share, MaxExecutionWaiting)
 }
 
 func newExecQueue(share, slots int) *execQueue {
@@ -60,7 +78,7 @@ func (q *execQueue) take(account string) (w *execWaiter, started, full bool) {
 		q.running++
 		return nil, true, false
 	}
-	if len(a.waiting) >= q.share {
+	if len(a.waiting) >= q.waitingBound() {
 		q.forget(a)
 		return nil, false, true
 	}

@@ -24,6 +24,7 @@ func waiting(a *Keys) int {
 // turn behind each other account's first call.
 func TestTurnsAlternateBetweenAccounts(t *testing.T) {
 	a := NewWithSlots(2, 1)
+	a.exec.maxWaiting = 2 // as many waiting as running, to see the refusal
 	ctx := context.Background()
 	accountKey := func(id, account string) *keys.Key { return &keys.Key{ID: id, Account: account} }
 	first, refused := a.Turn(ctx, key("a", keys.Plan{}), "")

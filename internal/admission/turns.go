@@ -19,8 +19,8 @@ import (
 // The process's execution slots (NewWithSlots) are shared in turns between
 // accounts (execqueue.go): a dashboard key's account, an operator key
 // itself, or the client's address (remote) for a call without a key. An
-// account runs at most ExecutionShare calls at once and has at most as many
-// more waiting. A call that would wait past those is refused at once, one
+// account runs at most ExecutionShare calls at once and has at most
+// max(share, MaxExecutionWaiting) more waiting. A call that would wait past those is refused at once, one
 // whose deadline passes while it waits is refused then; both answer -32005
 // and never run. A Keys without a share bounds nothing.
 func (a *Keys) Turn(ctx context.Context, key *keys.Key, remote string) (release func(), refused *jsonrpc.Error) {
@@ -88,7 +88,7 @@ func callTimeoutOf(key *keys.Key) string {
 // already has its share of execution calls running and as many waiting.
 func ErrExecutionQueueFull(share int) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
-		"too many calls that run code for this account: %d run and %d wait for the node's execution slots; wait for answers before sending more", share, share))
+		"too many calls that run code for this account: %d run and %d wait for the node's execution slots; wait for answers before sending more", share, max(share, MaxExecutionWaiting)))
 }
 
 // ErrExecutionNotStarted answers a call that runs code when no execution

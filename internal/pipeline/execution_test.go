@@ -83,7 +83,7 @@ func TestExecutionShare(t *testing.T) {
 			c := mkCall(n, "1", "eth_call", `[{"to":"0x00000000000000000000000000000000000000aa"},"latest"]`)
 			c.Key = key
 			if a := p.Serve(context.Background(), c); a.Err != nil && (a.Err.Code != -32005 ||
-				a.Err.Message != "too many calls that run code for this account: 1 run and 1 wait for the node's execution slots; wait for answers before sending more") {
+				a.Err.Message != "too many calls that run code for this account: 1 run and 32 wait for the node's execution slots; wait for answers before sending more") {
 				t.Errorf("answer %v", a.Err)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 // TestCall: Call sends RPCBody and reads the status, the result or the
 // error object back.
 func TestCall(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		switch string(body) {

@@ -10,6 +10,7 @@ import (
 // with a loop of its own against a deadline; it calls WaitFor. A new one
 // fails here, naming its file and line.
 func TestNoHandWrittenDeadlineLoops(t *testing.T) {
+	t.Parallel()
 	found, err := DeadlineLoops("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +23,7 @@ func TestNoHandWrittenDeadlineLoops(t *testing.T) {
 // TestDeadlineLoopsFinds: the forms DeadlineLoops flags, and the ones it
 // leaves alone.
 func TestDeadlineLoopsFinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       bool

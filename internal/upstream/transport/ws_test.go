@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
@@ -18,13 +18,7 @@ import (
 // returns its ws:// URL.
 func wsNode(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := evmnodetest.StartHTTP(t)
 	return "ws" + strings.TrimPrefix(n.HTTPEndpoint(), "http")
 }
 

@@ -111,7 +111,7 @@ func ErrUnauthorized(msg string) *Error {
 
 // ErrForbidden is the 403 answer for a key whose settings refuse the request.
 func ErrForbidden() *Error {
-	return &Error{Code: CodeUnauthorized, Message: "rejected due to project ID settings", Status: http.StatusForbidden}
+	return &Error{Code: CodeUnauthorized, Message: "rejected due to API key settings", Status: http.StatusForbidden}
 }
 
 // DecodeError reads an upstream error object, keeping its bytes for pass-through.

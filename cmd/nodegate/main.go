@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/cli/accountscmd"
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
+	"github.com/nodegate/nodegate/internal/cli/planscmd"
 	"github.com/nodegate/nodegate/internal/evmnode"
 )
 
@@ -33,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return keyscmd.Run(args, stdout, stderr)
 	case "accounts":
 		return accountscmd.Run(args, stdout, stderr)
+	case "plans":
+		return planscmd.Run(args, stdout, stderr)
 	case "health":
 		return runHealth(args, stdout, stderr)
 	case "version":
@@ -58,6 +61,8 @@ Usage:
                              ('nodegate keys --help'; docs/keys.md)
   nodegate accounts COMMAND  manage customer accounts: list, show, disable, enable, set-plan,
                              invite, requests, grant, decline ('nodegate accounts --help'; docs/dashboard.md)
+  nodegate plans show|push   the fleet's plans in the key store; push makes a config file's
+                             plans: the fleet's ('nodegate plans --help'; docs/keys.md)
   nodegate health URL        exit 0 when GET URL answers 200 (container health checks)
   nodegate version           print the version
   nodegate help              this text

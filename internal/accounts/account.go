@@ -197,6 +197,7 @@ func (s *Service) SetStatus(ctx context.Context, id string, st Status) (Account,
 		return Account{}, err
 	}
 	s.keys.Changed(ctx) // this replica's cache at once; the others within key_refresh
+	audit(ctx, EventStatusChanged, "account", id, "status", string(st))
 	return s.Get(ctx, id)
 }
 
@@ -234,5 +235,9 @@ func (s *Service) ChangePassword(ctx context.Context, id, current, next string) 
 	if err := checkPassword("new password", next); err != nil {
 		return err
 	}
-	return s.setPassword(ctx, id, next)
+	if err := s.setPassword(ctx, id, next); err != nil {
+		return err
+	}
+	audit(ctx, EventPasswordSet, "account", id)
+	return nil
 }

@@ -10,7 +10,7 @@ func OptionsOf(cfg *config.Config) Options {
 	o := Options{
 		Signup: Signup(ac.Signup), SignupPlan: ac.SignupPlan, UpgradePlan: ac.UpgradePlan, CustomPlan: ac.CustomPlan,
 		MaxKeys: ac.MaxKeys, DefaultMaxKeys: config.DefaultMaxKeys, SessionIdle: ac.SessionIdle, SessionMax: ac.SessionMax,
-		LinkTTL: ac.LinkTTL, BaseURL: ac.PublicURL,
+		LinkTTL: ac.LinkTTL, ResetTTL: ac.ResetTTL, BaseURL: ac.PublicURL,
 	}
 	if ac.SMTP.Addr != "" {
 		o.Mailer = &SMTP{Addr: ac.SMTP.Addr, From: ac.SMTP.From, Username: ac.SMTP.Username, Password: ac.SMTP.Password}

@@ -2,6 +2,12 @@
 // login, an argon2id password hash, a plan, a status), their browser
 // sessions, one-time links (invitations, password resets), requests for
 // the custom top tier, sign-in limits, and the mail that carries links.
+// It owns the audit log of those (audit.go: one slog line per event with
+// a fixed event attribute), the bound on password hashes waiting
+// (password.go), the reservation of sign-in attempts before hashing and
+// the addresses an account signed in from (signin.go), the mail sent
+// after a page answered and its per-recipient bound (mailjobs.go), and
+// the operator's unlock and reset links (operator.go).
 //
 // It owns the rules of those: who may sign up (the signup policy), what a
 // password and an email must be, how long a session lives, how many keys

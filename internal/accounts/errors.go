@@ -30,6 +30,9 @@ var (
 	ErrNoSession = errors.New("not signed in, or the session ended: sign in again")
 	// ErrDisabled: the account is disabled by the operator.
 	ErrDisabled = errors.New("this account is disabled: ask the operator of this service")
+	// ErrBusy: too many passwords are being checked at once; nothing was
+	// checked or changed (pages answer 429 with Retry-After).
+	ErrBusy = errors.New("too many sign-ins at once: try again in a few seconds")
 )
 
 // LimitedError refuses a sign-in over its limits for a while.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"log/slog"
-
 	"github.com/nodegate/nodegate/internal/keys"
 )
 
@@ -41,7 +39,7 @@ func (s *Service) CreateKey(ctx context.Context, account string, p keys.CreatePa
 	if err != nil {
 		return keys.Created{}, err
 	}
-	slog.Info("key created", "key_id", c.ID, "account", a.ID, "via", "dashboard")
+	audit(ctx, EventKeyCreated, "key_id", c.ID, "account", a.ID, "via", "dashboard")
 	return c, nil
 }
 
@@ -59,7 +57,7 @@ func (s *Service) UpdateKey(ctx context.Context, account, id string, p keys.Patc
 	}
 	u, err := s.keys.Update(ctx, id, p)
 	if err == nil {
-		slog.Info("key updated", "key_id", id, "account", account, "via", "dashboard")
+		audit(ctx, EventKeyChanged, "key_id", id, "account", account, "via", "dashboard")
 	}
 	return u, err
 }
@@ -71,7 +69,7 @@ func (s *Service) RevokeKey(ctx context.Context, account, id string) (keys.Recor
 	}
 	r, err := s.keys.Revoke(ctx, id)
 	if err == nil {
-		slog.Info("key revoked", "key_id", id, "account", account, "via", "dashboard")
+		audit(ctx, EventKeyRevoked, "key_id", id, "account", account, "via", "dashboard")
 	}
 	return r, err
 }

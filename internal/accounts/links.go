@@ -31,14 +31,14 @@ type Link struct {
 	Mailed bool `json:"mailed"`
 }
 
-// newLink stores a one-time token of kind for email.
-func (s *Service) newLink(ctx context.Context, kind, email, path string) (Link, error) {
+// newLink stores a one-time token of kind for email, working for ttl.
+func (s *Service) newLink(ctx context.Context, kind, email, path string, ttl time.Duration) (Link, error) {
 	token, hash, err := newToken()
 	if err != nil {
 		return Link{}, err
 	}
 	now := s.now()
-	until := now.Add(s.opts.LinkTTL)
+	until := now.Add(ttl)
 	err = s.db.InTx(ctx, func(tx *sql.Tx) error {
 		// A new link replaces the email's unused links of its kind.
 		if _, err := tx.ExecContext(ctx, s.db.Q("DELETE FROM nodegate_tokens WHERE kind = ? AND email = ? AND used_at = 0"), kind, email); err != nil {
@@ -101,7 +101,7 @@ func (s *Service) Invite(ctx context.Context, email string) (Link, error) {
 	} else if !errors.Is(err, ErrNotFound) {
 		return Link{}, err
 	}
-	l, err := s.newLink(ctx, linkInvite, e, SignupPath)
+	l, err := s.newLink(ctx, linkInvite, e, SignupPath, s.opts.LinkTTL)
 	if err != nil {
 		return Link{}, err
 	}
@@ -131,6 +131,8 @@ func (s *Service) SignUp(ctx context.Context, email, password, invite string) (t
 		}
 	} else if s.opts.Signup != SignupOpen {
 		return "", Account{}, inputf("sign-up: this service makes accounts by invitation only: ask its operator for a link")
+	} else if s.SignupByMail() {
+		return "", Account{}, inputf("sign-up: open the link mailed to you to choose a password")
 	}
 	if err := checkPassword("password", password); err != nil {
 		return "", Account{}, err
@@ -152,13 +154,15 @@ func (s *Service) SignUp(ctx context.Context, email, password, invite string) (t
 		return "", Account{}, err
 	}
 	slog.Info("account created", "account", a.ID, "plan", a.Plan, "invited", invite != "")
+	audit(ctx, EventAccountCreated, "account", a.ID, "plan", a.Plan, "invited", invite != "")
 	return token, a, nil
 }
 
-// RequestReset mails a password reset link when a mail server is
-// configured and the email has an account; it says nothing either way,
-// so that the page does not tell who has an account.
-func (s *Service) RequestReset(ctx context.Context, email string) error {
+// RequestReset asks for a password reset link for email. It answers at
+// once and the same whatever the email (only a malformed email, or no mail
+// server, is refused); after the answer, when the email has an account
+// and its hour's mail bound is not reached, the link is mailed.
+func (s *Service) RequestReset(ctx context.Context, email, ip string) error {
 	e, err := NormalizeEmail(email)
 	if err != nil {
 		return err
@@ -166,20 +170,78 @@ func (s *Service) RequestReset(ctx context.Context, email string) error {
 	if s.opts.Mailer == nil {
 		return inputf("password reset: this service has no mail server: ask its operator")
 	}
-	if _, err := s.ByEmail(ctx, e); errors.Is(err, ErrNotFound) {
+	audit(ctx, EventResetRequested, "email", e, "address", AddressSubject(ip))
+	s.later("mail a reset link", func(ctx context.Context) error {
+		if _, err := s.ByEmail(ctx, e); errors.Is(err, ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if ok, err := s.takeMail(ctx, e); err != nil || !ok {
+			if err == nil {
+				audit(ctx, EventResetLimited, "email", e)
+			}
+			return err
+		}
+		l, err := s.newLink(ctx, linkReset, e, ResetPath, s.opts.ResetTTL)
+		if err != nil {
+			return err
+		}
+		body := fmt.Sprintf("Someone asked to reset the password of this account.\r\n\r\nOpen this link to choose a new one (it works once, until %s):\r\n\r\n%s\r\n\r\nIf it was not you, ignore this message.\r\n",
+			l.Until.Format(time.RFC1123), l.URL)
+		if err := s.opts.Mailer.Send(ctx, e, "Reset your password", body); err != nil {
+			return fmt.Errorf("mail the reset link: %w", err)
+		}
+		audit(ctx, EventResetMailed, "email", e)
 		return nil
-	} else if err != nil {
-		return err
-	}
-	l, err := s.newLink(ctx, linkReset, e, ResetPath)
+	})
+	return nil
+}
+
+// SignupByMail reports whether an open sign-up goes through a mailed link
+// (open policy and a mail server): the email is proven before the account
+// exists, so before it can make keys.
+func (s *Service) SignupByMail() bool {
+	return s.opts.Signup == SignupOpen && s.opts.Mailer != nil
+}
+
+// RequestSignup starts an open sign-up by mail. It answers at once and
+// the same whatever the email; after the answer it mails a one-time
+// sign-up link (a new email) or a note that the account exists (a known
+// one), within the recipient's hour's mail bound.
+func (s *Service) RequestSignup(ctx context.Context, email, ip string) error {
+	e, err := NormalizeEmail(email)
 	if err != nil {
 		return err
 	}
-	body := fmt.Sprintf("Someone asked to reset the password of this account.\r\n\r\nOpen this link to choose a new one (it works once, until %s):\r\n\r\n%s\r\n\r\nIf it was not you, ignore this message.\r\n",
-		l.Until.Format(time.RFC1123), l.URL)
-	if err := s.opts.Mailer.Send(ctx, e, "Reset your password", body); err != nil {
-		return fmt.Errorf("mail the reset link: %w", err)
+	if !s.SignupByMail() {
+		return inputf("sign-up: this service makes accounts by invitation only: ask its operator for a link")
 	}
+	s.later("mail a sign-up link", func(ctx context.Context) error {
+		_, err := s.ByEmail(ctx, e)
+		exists := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if ok, err := s.takeMail(ctx, e); err != nil || !ok {
+			return err
+		}
+		subject, body := "Your account", "Someone asked to make an account with this email, which has one already.\r\n\r\nSign in, or reset its password from the sign-in page. If it was not you, ignore this message.\r\n"
+		if !exists {
+			l, err := s.newLink(ctx, linkInvite, e, SignupPath, s.opts.ResetTTL)
+			if err != nil {
+				return err
+			}
+			subject = "Finish making your account"
+			body = fmt.Sprintf("Open this link to choose a password and make your account (it works once, until %s):\r\n\r\n%s\r\n\r\nIf it was not you, ignore this message.\r\n",
+				l.Until.Format(time.RFC1123), l.URL)
+		}
+		if err := s.opts.Mailer.Send(ctx, e, subject, body); err != nil {
+			return fmt.Errorf("mail the sign-up link: %w", err)
+		}
+		audit(ctx, EventSignupMailed, "email", e, "address", AddressSubject(ip))
+		return nil
+	})
 	return nil
 }
 
@@ -206,7 +268,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 	if err != nil {
 		return err
 	}
-	return s.db.InTx(ctx, func(tx *sql.Tx) error {
+	err = s.db.InTx(ctx, func(tx *sql.Tx) error {
 		if err := s.useLink(ctx, tx, linkReset, token); err != nil {
 			return err
 		}
@@ -218,4 +280,8 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 		}
 		return s.clearAccountFailures(ctx, tx, email)
 	})
+	if err == nil {
+		audit(ctx, EventPasswordReset, "account", a.ID)
+	}
+	return err
 }

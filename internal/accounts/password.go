@@ -33,8 +33,17 @@ const (
 )
 
 // hashSlots bounds the hashes computed at once (each takes argonMemory):
-// a burst of sign-ins waits here instead of exhausting memory.
-var hashSlots = make(chan struct{}, 2)
+// a burst of sign-ins waits here instead of exhausting memory. At most
+// MaxHashWaiting more wait for a slot; beyond that a hash is refused at
+// once with ErrBusy (the pages answer 429), so that a flood cannot make a
+// customer's sign-in wait for thousands of others.
+var (
+	hashSlots = make(chan struct{}, 2)
+	hashQueue = make(chan struct{}, cap(hashSlots)+MaxHashWaiting)
+)
+
+// MaxHashWaiting bounds the password hashes waiting for a slot.
+const MaxHashWaiting = 32
 
 // checkPassword validates a new password, naming the field.
 func checkPassword(field, p string) error {
@@ -86,6 +95,12 @@ func verifyPassword(ctx context.Context, stored, p string) (bool, error) {
 var dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2Lsm4N8ZoeXhBlDQYH3wS3Je3mMj/m8DpY8W4dTlVB0"
 
 func derive(ctx context.Context, p string, salt []byte, t, m uint32, threads uint8, keyLen uint32) ([]byte, error) {
+	select {
+	case hashQueue <- struct{}{}:
+	default:
+		return nil, ErrBusy
+	}
+	defer func() { <-hashQueue }()
 	select {
 	case hashSlots <- struct{}{}:
 	case <-ctx.Done():

@@ -38,8 +38,11 @@ type Options struct {
 	// SessionIdle ends a session unused for this long; SessionMax ends
 	// every session this long after sign-in.
 	SessionIdle, SessionMax time.Duration
-	// LinkTTL is how long an invitation or a reset link works.
+	// LinkTTL is how long an operator's invitation link works.
 	LinkTTL time.Duration
+	// ResetTTL is how long a mailed password reset or sign-up link works
+	// (0: DefaultResetLinkTTL).
+	ResetTTL time.Duration
 	// BaseURL starts the links that are mailed or printed
 	// (http://host:port, no trailing slash).
 	BaseURL string
@@ -55,6 +58,8 @@ type Service struct {
 	opts Options
 	// Now is the clock (tests move it); nil means time.Now.
 	Now func() time.Time
+	// jobs bounds the mails sent in the background (mailjobs.go).
+	jobs chan struct{}
 }
 
 // New returns the accounts kept in km's store.
@@ -63,7 +68,10 @@ func New(km *keys.Manager, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("accounts: %w", err)
 	}
-	return &Service{db: db, keys: km, opts: opts}, nil
+	if opts.ResetTTL <= 0 {
+		opts.ResetTTL = DefaultResetLinkTTL
+	}
+	return &Service{db: db, keys: km, opts: opts, jobs: make(chan struct{}, maxMailJobs)}, nil
 }
 
 // Options returns the rules in force.

@@ -16,6 +16,8 @@ import (
 //	POST /admin/accounts/{id}/disable       disable (its keys are refused within key_refresh)
 //	POST /admin/accounts/{id}/enable        enable
 //	POST /admin/accounts/{id}/plan          {"plan": "team"}: set the plan of the account and its keys
+//	POST /admin/accounts/{id}/unlock        lift the account's sign-in limits now
+//	POST /admin/accounts/{id}/reset-password a one-time password reset link (mailed with SMTP)
 //	POST /admin/invites                     {"email": "…"}: a one-time sign-up link (mailed with SMTP)
 //	GET  /admin/plan-requests               requests for the custom tier (?status=open|granted|declined)
 //	POST /admin/plan-requests/{id}/grant    grant (the account moves to the plan)
@@ -27,6 +29,8 @@ func RegisterAccounts(s *Server, a *accounts.Service) {
 	s.HandleFunc("POST /admin/accounts/{id}/disable", h.status(accounts.StatusDisabled))
 	s.HandleFunc("POST /admin/accounts/{id}/enable", h.status(accounts.StatusActive))
 	s.HandleFunc("POST /admin/accounts/{id}/plan", h.setPlan)
+	s.HandleFunc("POST /admin/accounts/{id}/unlock", h.unlock)
+	s.HandleFunc("POST /admin/accounts/{id}/reset-password", h.resetPassword)
 	s.HandleFunc("POST /admin/invites", h.invite)
 	s.HandleFunc("GET /admin/plan-requests", h.requests)
 	s.HandleFunc("POST /admin/plan-requests/{id}/grant", h.decide(true))
@@ -123,6 +127,36 @@ func (h accountsAPI) invite(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusCreated, out)
 }
 
+func (h accountsAPI) unlock(w http.ResponseWriter, r *http.Request) {
+	a, err := h.a.Find(r.Context(), r.PathValue("id"))
+	if err == nil {
+		a, err = h.a.Unlock(r.Context(), a.ID, "admin api")
+	}
+	if err != nil {
+		failAccounts(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, a)
+}
+
+func (h accountsAPI) resetPassword(w http.ResponseWriter, r *http.Request) {
+	a, err := h.a.Find(r.Context(), r.PathValue("id"))
+	if err != nil {
+		failAccounts(w, err)
+		return
+	}
+	l, err := h.a.ResetLink(r.Context(), a.ID, "admin api")
+	if err != nil && l.URL == "" {
+		failAccounts(w, err)
+		return
+	}
+	out := map[string]any{"reset": l}
+	if err != nil {
+		out["warning"] = err.Error() // made, not mailed: the operator hands the link over
+	}
+	WriteJSON(w, http.StatusOK, out)
+}
+
 func (h accountsAPI) requests(w http.ResponseWriter, r *http.Request) {
 	list, err := h.a.Requests(r.Context(), r.URL.Query().Get("status"))
 	if err != nil {
@@ -150,6 +184,8 @@ func failAccounts(w http.ResponseWriter, err error) {
 		WriteError(w, http.StatusNotFound, "no such account or request")
 	case accounts.IsInput(err):
 		WriteError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, accounts.ErrBusy):
+		WriteError(w, http.StatusTooManyRequests, err.Error())
 	case errors.Is(err, accounts.ErrDisabled):
 		WriteError(w, http.StatusConflict, err.Error())
 	default:

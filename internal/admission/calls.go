@@ -29,7 +29,7 @@ func (a *Keys) Calls(key *keys.Key, want int) (got int, release func(), refused 
 // has its plan's calls in flight.
 func ErrTooManyInFlight(limit int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,
-		Message: "too many calls in flight for this project ID (limit " + strconv.Itoa(limit) + "): wait for answers before sending more",
+		Message: "too many calls in flight for this API key (limit " + strconv.Itoa(limit) + "): wait for answers before sending more",
 		Data:    []byte(`{"max_in_flight":` + strconv.Itoa(limit) + `}`),
 		Header:  http.Header{"Retry-After": []string{"1"}}}
 }

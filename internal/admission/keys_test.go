@@ -36,7 +36,7 @@ var caps = []capCase{
 		},
 		held: func(u Use) int { return u.Calls },
 		refusal: jsonrpc.Error{Code: -32005, Status: http.StatusTooManyRequests,
-			Message: "too many calls in flight for this project ID (limit 2): wait for answers before sending more",
+			Message: "too many calls in flight for this API key (limit 2): wait for answers before sending more",
 			Data:    []byte(`{"max_in_flight":2}`)},
 	},
 	{
@@ -44,7 +44,7 @@ var caps = []capCase{
 		plan:    func(l int) keys.Plan { return keys.Plan{MaxWSConnections: l} },
 		take:    func(a *Keys, k *keys.Key) (func(), *jsonrpc.Error) { return a.WebSocket(k) },
 		held:    func(u Use) int { return u.WebSockets },
-		refusal: jsonrpc.Error{Code: -32005, Status: http.StatusTooManyRequests, Message: "too many WebSocket connections for this project ID (plan limit 2)"},
+		refusal: jsonrpc.Error{Code: -32005, Status: http.StatusTooManyRequests, Message: "too many WebSocket connections for this API key (plan limit 2)"},
 	},
 	{
 		name: "subscriptions",
@@ -56,7 +56,7 @@ var caps = []capCase{
 			return func() { a.GiveSubscriptions(k, 1) }, nil
 		},
 		held:    func(u Use) int { return u.Subscriptions },
-		refusal: jsonrpc.Error{Code: -32005, Message: "too many subscriptions for this project ID (plan limit 2)"},
+		refusal: jsonrpc.Error{Code: -32005, Message: "too many subscriptions for this API key (plan limit 2)"},
 	},
 }
 
@@ -150,13 +150,13 @@ func TestCallsPartialGrant(t *testing.T) {
 
 // TestTurns: with a share, a key runs that many execution calls at once
 // (the next waits until one is released, or its context ends), other keys
-// run theirs; without a share, or without a key, nothing waits.
+// run theirs; without a share nothing waits.
 func TestTurns(t *testing.T) {
 	ctx := context.Background()
 	a := New(2)
 	k := key("k", keys.Plan{})
-	r1, err1 := a.Turn(ctx, k)
-	_, err2 := a.Turn(ctx, k)
+	r1, err1 := a.Turn(ctx, k, "")
+	_, err2 := a.Turn(ctx, k, "")
 	if err1 != nil || err2 != nil {
 		t.Fatalf("within the share: %v, %v", err1, err2)
 	}
@@ -165,15 +165,15 @@ func TestTurns(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := a.Turn(cancelled, k); err == nil {
+	if _, err := a.Turn(cancelled, k, ""); err == nil {
 		t.Fatal("over the share, a cancelled wait got a turn")
 	}
-	if _, err := a.Turn(ctx, key("other", keys.Plan{})); err != nil {
+	if _, err := a.Turn(ctx, key("other", keys.Plan{}), ""); err != nil {
 		t.Fatalf("another key: %v", err)
 	}
-	waited := make(chan error, 1)
+	waited := make(chan *jsonrpc.Error, 1)
 	go func() {
-		_, err := a.Turn(ctx, k)
+		_, err := a.Turn(ctx, k, "")
 		waited <- err
 	}()
 	select {
@@ -188,15 +188,13 @@ func TestTurns(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		a    *Keys
-		k    *keys.Key
 	}{
-		{"no share", New(0), k},
-		{"zero value", &Keys{}, k},
-		{"no key", New(1), nil},
+		{"no share", New(0)},
+		{"zero value", &Keys{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for range 100 {
-				if _, err := tc.a.Turn(cancelled, tc.k); err != nil {
+				if _, err := tc.a.Turn(cancelled, k, ""); err != nil {
 					t.Fatalf("waited: %v", err)
 				}
 			}

@@ -41,5 +41,5 @@ func (a *Keys) GiveSubscriptions(key *keys.Key, n int) {
 // ErrTooManySubscriptions is eth_subscribe's answer when the key's plan
 // allows no more live subscriptions.
 func ErrTooManySubscriptions(limit int) *jsonrpc.Error {
-	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many subscriptions for this project ID (plan limit %d)", limit))
+	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many subscriptions for this API key (plan limit %d)", limit))
 }

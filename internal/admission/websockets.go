@@ -27,5 +27,5 @@ func (a *Keys) WebSocket(key *keys.Key) (release func(), refused *jsonrpc.Error)
 // no more connections.
 func ErrTooManyWebSockets(limit int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,
-		Message: "too many WebSocket connections for this project ID (plan limit " + strconv.Itoa(limit) + ")"}
+		Message: "too many WebSocket connections for this API key (plan limit " + strconv.Itoa(limit) + ")"}
 }

@@ -27,8 +27,12 @@ type Accounts struct {
 	// SessionMax ends any session this long after sign-in (default 720h).
 	SessionIdle time.Duration `yaml:"session_idle"`
 	SessionMax  time.Duration `yaml:"session_max"`
-	// LinkTTL is how long an invitation or reset link works (default 72h).
+	// LinkTTL is how long an operator's invitation link works (default
+	// 72h).
 	LinkTTL time.Duration `yaml:"link_ttl"`
+	// ResetTTL is how long a mailed password reset link or sign-up link
+	// works (default 1h).
+	ResetTTL time.Duration `yaml:"reset_ttl"`
 	// PublicURL is the service's address as customers reach it
 	// (https://rpc.example.com), for the links in mail and the CLI's
 	// output. Empty: http(s)://<listen>.
@@ -60,6 +64,7 @@ const (
 	DefaultSessionIdle = 24 * time.Hour
 	DefaultSessionMax  = 720 * time.Hour
 	DefaultLinkTTL     = 72 * time.Hour
+	DefaultResetTTL    = time.Hour
 	DefaultPageRate    = 300
 )
 
@@ -84,7 +89,7 @@ func (c *Config) EffectiveAccounts() Accounts {
 	for _, d := range []struct {
 		p *time.Duration
 		v time.Duration
-	}{{&a.SessionIdle, DefaultSessionIdle}, {&a.SessionMax, DefaultSessionMax}, {&a.LinkTTL, DefaultLinkTTL}} {
+	}{{&a.SessionIdle, DefaultSessionIdle}, {&a.SessionMax, DefaultSessionMax}, {&a.LinkTTL, DefaultLinkTTL}, {&a.ResetTTL, DefaultResetTTL}} {
 		if *d.p == 0 {
 			*d.p = d.v
 		}
@@ -134,7 +139,7 @@ func (c *Config) validateAccounts(bad func(path, format string, a ...any)) {
 			bad("accounts.max_keys."+plan, "want 1 to 10000, got %d", n)
 		}
 	}
-	for path, d := range map[string]time.Duration{"accounts.session_idle": a.SessionIdle, "accounts.session_max": a.SessionMax, "accounts.link_ttl": a.LinkTTL} {
+	for path, d := range map[string]time.Duration{"accounts.session_idle": a.SessionIdle, "accounts.session_max": a.SessionMax, "accounts.link_ttl": a.LinkTTL, "accounts.reset_ttl": a.ResetTTL} {
 		if d < 0 || (d > 0 && d < time.Minute) {
 			bad(path, "want at least 1m (0 for the default), got %s", d)
 		}

@@ -31,7 +31,7 @@ func Decode(raw []byte, cfg *Config) error {
 		return errors.Join(unknown...)
 	}
 	if err := root.Decode(cfg); err != nil {
-		return fmt.Errorf("decode: %w", err)
+		return fmt.Errorf("decode: %w", namedTypeErrors(&root, err))
 	}
 	return nil
 }

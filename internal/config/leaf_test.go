@@ -11,10 +11,10 @@ import (
 // mappings from the configuration onto the domain live in service (doc.go).
 // Of nodegate's own packages it may import only ident, the leaf that holds
 // the syntactic rules of names, plan, the plan type it decodes, and
-// family/kind, the leaf that names the network families.
+// familykind, the leaf that names the network families.
 func TestConfigIsALeaf(t *testing.T) {
 	allowed := map[string]bool{testenv.Module + "internal/ident": true, testenv.Module + "internal/plan": true,
-		testenv.Module + "internal/family/kind": true}
+		testenv.Module + "internal/familykind": true}
 	for file, paths := range testenv.Imports(t, ".") {
 		for _, path := range paths {
 			if strings.HasPrefix(path, testenv.Module) && !allowed[path] {

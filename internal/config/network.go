@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/family/kind"
+	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/ident"
 )
 
@@ -15,7 +15,7 @@ import (
 type Network struct {
 	// Name identifies the network in logs, metrics and key settings.
 	Name string `yaml:"name"`
-	// Family is evm (default) or starknet (internal/family/kind.Names).
+	// Family is evm (default) or starknet (internal/familykind.Names).
 	Family string `yaml:"family"`
 	// ChainID is the chain's id, when known (informational; shown at start).
 	ChainID uint64 `yaml:"chain_id"`
@@ -155,9 +155,9 @@ func (c *Config) EffectiveNetworks() []Network {
 	if u == "" {
 		u = EmbeddedURL
 	}
-	nets := []Network{{Name: "default", Family: kind.EVM.Name, Upstreams: []Upstream{{Name: nameOf(u), URL: u}}}}
+	nets := []Network{{Name: "default", Family: familykind.EVM.Name, Upstreams: []Upstream{{Name: nameOf(u), URL: u}}}}
 	if c.Upstream == "" && !c.NoStarknet {
-		nets = append(nets, Network{Name: "starknet", Family: kind.Starknet.Name, Hosts: []string{StarknetLocalHost}, Listen: c.StarknetListen,
+		nets = append(nets, Network{Name: "starknet", Family: familykind.Starknet.Name, Hosts: []string{StarknetLocalHost}, Listen: c.StarknetListen,
 			Upstreams: []Upstream{{Name: EmbeddedURL, URL: EmbeddedURL}}, Starknet: Starknet{Devnet: Devnet{BlockTime: DefaultDevnetBlockTime}}})
 	}
 	return nets
@@ -174,12 +174,12 @@ func nameOf(rawURL string) string {
 }
 
 // starknetSection is the key of Network.Starknet, the section only a
-// family whose kind.Kind.Section names it may set.
+// family whose familykind.Kind.Section names it may set.
 const starknetSection = "starknet"
 
 // sectionOwner is the name of the family whose section is key.
 func sectionOwner(key string) string {
-	for _, k := range kind.All {
+	for _, k := range familykind.All {
 		if k.Section == key {
 			return k.Name
 		}
@@ -191,9 +191,9 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 	if !ident.ValidIdentifier(n.Name) {
 		bad(path+".name", "a network name is 1 to 64 lowercase letters, digits, - and _ (keys name networks by it), got %q", n.Name)
 	}
-	k, ok := kind.Of(n.Family)
+	k, ok := familykind.Of(n.Family)
 	if !ok {
-		bad(path+".family", "want %s, got %q", strings.Join(kind.Names(), " or "), n.Family)
+		bad(path+".family", "want %s, got %q", strings.Join(familykind.Names(), " or "), n.Family)
 	}
 	if n.Starknet != (Starknet{}) && (!ok || k.Section != starknetSection) {
 		bad(path+"."+starknetSection, "only for a network of family %s", sectionOwner(starknetSection))
@@ -331,7 +331,7 @@ func (c *Config) validateNetworks(bad func(path, format string, a ...any)) {
 			if u.URL != EmbeddedURL {
 				continue
 			}
-			family, _ := kind.Of(n.Family) // one embedded node per family, named or not
+			family, _ := familykind.Of(n.Family) // one embedded node per family, named or not
 			if other, dup := embedded[family.Name]; dup {
 				bad(path+".upstreams", "the embedded %s node already serves network %s (one per process)", family.Name, other)
 			}

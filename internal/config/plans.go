@@ -23,9 +23,9 @@ const (
 // and the top, custom tier, which is unlimited until configured.
 func defaultPlans() map[string]Plan {
 	return map[string]Plan{
-		PlanCore:       {RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100},
-		PlanDeveloper:  {RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250, MaxSubscriptions: 1_000},
-		PlanTeam:       {RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000, MaxSubscriptions: 10_000},
+		PlanCore:       {RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100, MaxConnections: 100},
+		PlanDeveloper:  {RatePerSecond: 4_000, DailyCredits: 15_000_000, MaxInFlight: 16, CallTimeout: 2 * time.Second, MaxWSConnections: 250, MaxSubscriptions: 1_000, MaxConnections: 500},
+		PlanTeam:       {RatePerSecond: 40_000, DailyCredits: 75_000_000, Failover: true, MaxInFlight: 64, MaxWSConnections: 1_000, MaxSubscriptions: 10_000, MaxConnections: 2_000},
 		PlanEnterprise: {Failover: true},
 	}
 }

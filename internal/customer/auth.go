@@ -18,6 +18,8 @@ func formError(err error) (status int, msg string, ok bool) {
 		return http.StatusBadRequest, ie.Msg, true
 	case errors.As(err, &le):
 		return http.StatusTooManyRequests, le.Error(), true
+	case errors.Is(err, accounts.ErrBusy):
+		return http.StatusTooManyRequests, err.Error(), true
 	case errors.Is(err, accounts.ErrBadCredentials):
 		return http.StatusUnauthorized, err.Error(), true
 	case errors.Is(err, accounts.ErrDisabled):
@@ -54,6 +56,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error, name s
 	var le *accounts.LimitedError
 	if errors.As(err, &le) {
 		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds, 10))
+	} else if errors.Is(err, accounts.ErrBusy) {
+		w.Header().Set("Retry-After", "2")
 	}
 	p.Error = msg
 	h.render(w, status, name, p)
@@ -114,6 +118,18 @@ func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 	v := visitOf(r)
 	email, invite := r.PostFormValue("email"), r.PostFormValue("token")
+	if invite == "" && h.opts.Accounts.SignupByMail() {
+		// The same answer whatever the email: the mail says the rest.
+		p := pageOf(v, "Sign up", "signup")
+		p.Data = h.authData(email, "")
+		if err := h.opts.Accounts.RequestSignup(r.Context(), email, clientIP(r)); err != nil {
+			h.fail(w, r, err, "signup", p)
+			return
+		}
+		p.Notice = "A link to finish making your account is on its way to this email: open it to choose your password."
+		h.render(w, http.StatusOK, "signup", p)
+		return
+	}
 	pw := r.PostFormValue("password")
 	if pw != r.PostFormValue("password2") {
 		p := pageOf(v, "Sign up", "signup")
@@ -152,7 +168,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request) {
 	p := pageOf(visitOf(r), "Forgot password", "signin")
 	email := r.PostFormValue("email")
 	p.Data = h.authData(email, "")
-	if err := h.opts.Accounts.RequestReset(r.Context(), email); err != nil {
+	if err := h.opts.Accounts.RequestReset(r.Context(), email, clientIP(r)); err != nil {
 		h.fail(w, r, err, "forgot", p)
 		return
 	}

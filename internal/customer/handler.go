@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -99,11 +100,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	subject := "ip:" + clientIP(r)
+	subject := accounts.AddressSubject(clientIP(r))
 	if v.sess != nil {
-		subject = "account:" + v.sess.Account.ID
+		subject = v.sess.Account.ID
 	}
-	if !h.cap.allow(subject, h.now()) {
+	if !h.cap.allow(subject, v.sess != nil, h.now()) {
 		w.Header().Set("Retry-After", "60")
 		h.message(w, r, v, http.StatusTooManyRequests, "Too many requests", "This dashboard answers a limited number of requests per minute: wait a minute and try again.")
 		return
@@ -112,6 +113,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v.csrf = h.anonCSRF(w, r)
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		var tooLarge *http.MaxBytesError
+		if err := r.ParseForm(); errors.As(err, &tooLarge) {
+			h.message(w, r, v, http.StatusRequestEntityTooLarge, "Too large", fmt.Sprintf("This form is larger than the dashboard takes (%d KiB): send less.", maxForm>>10))
+			return
+		}
 		if !h.checkCSRF(r, v) {
 			h.message(w, r, v, http.StatusForbidden, "Refused", "This form came from another page or an old session (CSRF check failed): reload the page and send it again.")
 			return

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/family/kind"
+	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -17,7 +17,7 @@ import (
 
 // EVM is the EVM family: Ethereum JSON-RPC nodes, the embedded node.
 var EVM = Family{
-	Kind:             kind.EVM,
+	Kind:             familykind.EVM,
 	Methods:          methods.FamilyEVM,
 	NumericChainID:   true,
 	NormalizeChainID: quantityChainID,

@@ -6,7 +6,7 @@ import (
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
-	"github.com/nodegate/nodegate/internal/family/kind"
+	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/limits"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
@@ -16,12 +16,12 @@ import (
 
 // A Family is everything a network family brings to a network, asked
 // once per network by the service when it builds one: its name and the
-// methods that say its head and chain id (kind.Kind), its method table,
+// methods that say its head and chain id (familykind.Kind), its method table,
 // how a chain id is compared, whether it follows newHeads and keeps final
 // answers, its members' default batch size, the JSON-RPC versions it also
 // serves, how it reaches a configured upstream and its stages.
 type Family struct {
-	kind.Kind
+	familykind.Kind
 	// Methods names the family's method table (methods.NewTable).
 	Methods methods.Family
 	// NumericChainID: the chain id is a number, so a network's chain_id is
@@ -70,15 +70,15 @@ type Embedded struct {
 	Execution *admission.Keys
 }
 
-// All are the families, in kind.All's order (TestKindsAreFamilies): a new
-// family is a file of this package and one line here and in kind.All.
+// All are the families, in familykind.All's order (TestKindsAreFamilies): a new
+// family is a file of this package and one line here and in familykind.All.
 var All = []Family{EVM, Starknet}
 
 // Of is the family a network's configuration names ("" the default).
 // Config validation admits only Names, so an unknown name, which only a
 // configuration that was not validated can give, is the default's.
 func Of(name string) Family {
-	k, _ := kind.Of(name)
+	k, _ := familykind.Of(name)
 	for _, f := range All {
 		if f.Name == k.Name {
 			return f
@@ -88,7 +88,7 @@ func Of(name string) Family {
 }
 
 // Names are the families' names (what config validates against).
-func Names() []string { return kind.Names() }
+func Names() []string { return familykind.Names() }
 
 // servesEmbedded reports whether the embedded node is one of nc's upstreams.
 func servesEmbedded(nc config.Network) bool {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/family/kind"
+	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
@@ -70,14 +70,14 @@ func TestFamilies(t *testing.T) {
 
 // TestKindsAreFamilies: the two lists a new family is added to name the
 // same families in the same order, each with its kind (config validates
-// against kind.Names; the service builds from All).
+// against familykind.Names; the service builds from All).
 func TestKindsAreFamilies(t *testing.T) {
-	if len(All) != len(kind.All) {
-		t.Fatalf("%d families, %d kinds", len(All), len(kind.All))
+	if len(All) != len(familykind.All) {
+		t.Fatalf("%d families, %d kinds", len(All), len(familykind.All))
 	}
 	for i, f := range All {
-		if f.Kind != kind.All[i] {
-			t.Errorf("family %d is %+v, kind %+v", i, f.Kind, kind.All[i])
+		if f.Kind != familykind.All[i] {
+			t.Errorf("family %d is %+v, kind %+v", i, f.Kind, familykind.All[i])
 		}
 		if f.NormalizeChainID == nil || f.BatchSize == nil || f.Versions == nil || f.Member == nil || f.Stages == nil {
 			t.Errorf("family %s lacks a part", f.Name)

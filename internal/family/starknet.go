@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/family/kind"
+	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/starknet"
@@ -17,7 +17,7 @@ import (
 // Starknet is the Starknet family (docs/starknet.md): Starknet JSON-RPC
 // nodes, the embedded devnet.
 var Starknet = Family{
-	Kind:             kind.Starknet,
+	Kind:             familykind.Starknet,
 	Methods:          methods.FamilyStarknet,
 	NormalizeChainID: func(s string) (string, error) { return strings.ToLower(s), nil }, // a felt, compared as text
 	BatchSize:        starknetBatchSize,

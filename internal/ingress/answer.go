@@ -18,6 +18,10 @@ type answerWriter struct {
 	lead *jsonrpc.Error
 	// forwardedTo names the partner that answered a call, when failover did.
 	forwardedTo string
+	// closeConn: the connection is not kept after this answer (its key
+	// holds all the connections its plan allows: keyConn). Set before the
+	// first byte is sent.
+	closeConn bool
 
 	// batch: the answer is an array, opened before its first entry and
 	// closed by close; entries counts the entries written (a batch of

@@ -24,8 +24,8 @@ type KeyLookup interface {
 
 // The 401 answers' messages.
 const (
-	msgNoKey      = "project id required in the url"
-	msgUnknownKey = "invalid project id"
+	msgNoKey      = "API key required in the url"
+	msgUnknownKey = "invalid API key"
 )
 
 // authenticate decides the key of a request before its body is read: the
@@ -46,7 +46,6 @@ func authenticate(lookup KeyLookup, r *http.Request, path, prefix string) (k *ke
 	if e != nil {
 		return nil, false, e
 	}
-	markKeySeen(r.Context()) // the connection's normal idle timeout from now on (conns.go)
 	return k, bypass, nil
 }
 
@@ -65,7 +64,7 @@ func admitKey(k *keys.Key, req keys.Request) (bypass bool, e *jsonrpc.Error) {
 	bypass, err := k.Admit(req)
 	switch {
 	case errors.Is(err, keys.ErrBadSecret):
-		return false, jsonrpc.ErrUnauthorized("invalid project id or project secret")
+		return false, jsonrpc.ErrUnauthorized("invalid API key or secret")
 	case err != nil:
 		return false, jsonrpc.ErrForbidden()
 	}

@@ -100,11 +100,11 @@ func (f *fixture) do(t *testing.T, r req) (int, string) {
 
 const (
 	okBody        = `{"jsonrpc":"2.0","id":7,"result":"0x1"}`
-	noKeyBody     = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"project id required in the url"}}`
-	invalidBody   = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid project id"}}`
-	badSecretBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid project id or project secret"}}`
-	forbiddenBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"rejected due to project ID settings"}}`
-	forbidden7    = `{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"rejected due to project ID settings"}}`
+	noKeyBody     = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"API key required in the url"}}`
+	invalidBody   = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid API key"}}`
+	badSecretBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid API key or secret"}}`
+	forbiddenBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"rejected due to API key settings"}}`
+	forbidden7    = `{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"rejected due to API key settings"}}`
 )
 
 func TestAuthPath(t *testing.T) {
@@ -201,7 +201,7 @@ func TestAuthSecretAndAllowlists(t *testing.T) {
 		{"network allowed", req{path: "/v3/" + mainnetOnly.Key}, 200, okBody},
 		{"network not allowed", req{path: "/v3/" + sepoliaOnly.Key}, 403, forbidden7},
 		{"batch: refused entry only, HTTP 200", req{path: "/v3/" + methodsOnly.Key, body: "[" + chainID7 + "," + blockNumber8 + "]"}, 200,
-			`[{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"rejected due to project ID settings"}},{"jsonrpc":"2.0","id":8,"result":"0x1"}]`},
+			`[{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"rejected due to API key settings"}},{"jsonrpc":"2.0","id":8,"result":"0x1"}]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

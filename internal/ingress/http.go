@@ -181,6 +181,9 @@ func (st *httpStream) status() int {
 // header sets the headers that come from the lead error and the type.
 func (st *httpStream) header() {
 	h := st.w.Header()
+	if st.aw.closeConn {
+		h["Connection"] = connClose
+	}
 	if lead := st.aw.lead; lead != nil {
 		for k, v := range lead.Header {
 			h[k] = v
@@ -243,8 +246,9 @@ func recycle(p *sync.Pool, b *[]byte) {
 }
 
 var (
-	star     = []string{"*"}
-	jsonType = []string{"application/json"}
+	star      = []string{"*"}
+	jsonType  = []string{"application/json"}
+	connClose = []string{"close"}
 )
 
 var outPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

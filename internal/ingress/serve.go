@@ -62,6 +62,11 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 			return
 		}
 	}
+	// Admitted and charged: the connection is its key's from now on
+	// (conns.go), unless the key holds all its plan allows.
+	if key != nil && !s.keyConn(ctx, key) {
+		w.closeConn = true
+	}
 	// answers keeps what the usage records need: on a batch, the error
 	// alone, so that no result outlives its writing.
 	answers := make([]*jsonrpc.Response, len(calls))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -75,6 +76,13 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	releaseKey, refused := s.Admission.WebSocket(key)
 	if refused != nil {
 		writeError(w, refused)
+		return
+	}
+	// An upgraded socket is its key's connection (conns.go): it holds a
+	// place among the key's max_connections until it closes.
+	if !s.keyConn(r.Context(), key) {
+		releaseKey()
+		writeError(w, admission.ErrTooManyConnections(key.Plan.MaxConnections))
 		return
 	}
 	conn, err := s.ws.upgrader.Upgrade(w, r, nil)

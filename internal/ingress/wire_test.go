@@ -74,15 +74,15 @@ func TestAuth(t *testing.T) {
 		body       []byte
 		msg        string
 	}{
-		{"no key, trailing slash", "/v3/", []byte(call("1", "eth_chainId", "[]")), "project id required in the url"},
-		{"no key, no slash", "/v3", []byte(call("1", "eth_chainId", "[]")), "project id required in the url"},
-		{"no key, garbage body", "/v3/", garbage, "project id required in the url"},
-		{"wrong key", "/v3/0123456789abcdef0123456789abcdef", []byte(call("1", "eth_chainId", "[]")), "invalid project id"},
-		{"malformed key", "/v3/not-a-key", []byte(call("1", "eth_chainId", "[]")), "invalid project id"},
-		{"wrong key, garbage body", "/v3/0123456789abcdef0123456789abcdef", garbage, "invalid project id"},
-		{"wrong key, oversized body", "/v3/0123456789abcdef0123456789abcdef", make([]byte, 6<<20), "invalid project id"},
-		{"key with extra segment", keyPath() + "/x", []byte(call("1", "eth_chainId", "[]")), "invalid project id"},
-		{"upper-case key", "/v3/" + strings.ToUpper(gw.GeneratedKey), []byte(call("1", "eth_chainId", "[]")), "invalid project id"},
+		{"no key, trailing slash", "/v3/", []byte(call("1", "eth_chainId", "[]")), "API key required in the url"},
+		{"no key, no slash", "/v3", []byte(call("1", "eth_chainId", "[]")), "API key required in the url"},
+		{"no key, garbage body", "/v3/", garbage, "API key required in the url"},
+		{"wrong key", "/v3/0123456789abcdef0123456789abcdef", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
+		{"malformed key", "/v3/not-a-key", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
+		{"wrong key, garbage body", "/v3/0123456789abcdef0123456789abcdef", garbage, "invalid API key"},
+		{"wrong key, oversized body", "/v3/0123456789abcdef0123456789abcdef", make([]byte, 6<<20), "invalid API key"},
+		{"key with extra segment", keyPath() + "/x", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
+		{"upper-case key", "/v3/" + strings.ToUpper(gw.GeneratedKey), []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

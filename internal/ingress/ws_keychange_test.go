@@ -112,8 +112,8 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 		revoked := time.Now()
 		keysCLI(t, dir, "revoke", id)
 		ce := closeOf(t, c, 20*time.Second)
-		if ce.Code != websocket.ClosePolicyViolation || ce.Text != "invalid project id" {
-			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "invalid project id")
+		if ce.Code != websocket.ClosePolicyViolation || ce.Text != "invalid API key" {
+			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "invalid API key")
 		}
 		t.Logf("closed %s after the revocation (key_refresh %s)", time.Since(revoked).Round(time.Millisecond), refresh)
 		testenv.WaitFor(t, 10*time.Second, "the revoked key's subscription to end", func() bool { return s.Networks()[0].Subs.Streams() == 0 })
@@ -130,8 +130,8 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 		}
 		keysCLI(t, dir, "update", id, "--origin", "https://b.example")
 		ce := closeOf(t, c, 20*time.Second)
-		if ce.Code != websocket.ClosePolicyViolation || ce.Text != "rejected due to project ID settings" {
-			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "rejected due to project ID settings")
+		if ce.Code != websocket.ClosePolicyViolation || ce.Text != "rejected due to API key settings" {
+			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "rejected due to API key settings")
 		}
 	})
 }
@@ -162,7 +162,7 @@ func TestWebSocketConnectionsPerKey(t *testing.T) {
 		t.Fatalf("refusal body is not JSON: %v", derr)
 	}
 	resp.Body.Close()
-	want := "too many WebSocket connections for this project ID (plan limit 3)"
+	want := "too many WebSocket connections for this API key (plan limit 3)"
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Content-Type") != "application/json" ||
 		body.JSONRPC != "2.0" || string(body.ID) != "null" || body.Error.Code != -32005 || body.Error.Message != want {
 		t.Fatalf("HTTP %d %s %+v, want 429 -32005 %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, want)

@@ -87,9 +87,9 @@ func TestWebSocketAuthBeforeUpgrade(t *testing.T) {
 		status     int
 		message    string
 	}{
-		{"no key", "/ws/v3/", http.StatusUnauthorized, "project id required in the url"},
-		{"no key, no slash", "/ws/v3", http.StatusUnauthorized, "project id required in the url"},
-		{"unknown key", "/ws/v3/0123456789abcdef0123456789abcdef", http.StatusUnauthorized, "invalid project id"},
+		{"no key", "/ws/v3/", http.StatusUnauthorized, "API key required in the url"},
+		{"no key, no slash", "/ws/v3", http.StatusUnauthorized, "API key required in the url"},
+		{"unknown key", "/ws/v3/0123456789abcdef0123456789abcdef", http.StatusUnauthorized, "invalid API key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+tc.path, nil)

@@ -54,14 +54,27 @@ func (c *wsConn) subsClient() *subs.Client {
 }
 
 // TakeSubscription implements subs.Admission: the connection's key's
-// subscriptions are counted across its connections against its plan as
-// it is now (Admission.Subscription).
-func (c *wsConn) TakeSubscription() *jsonrpc.Error {
-	return c.s.Admission.Subscription(c.key.Load())
+// subscriptions, and their logs filters' size, are counted across its
+// connections against its plan as it is now (Admission.Subscription,
+// Admission.SubscriptionFilter).
+func (c *wsConn) TakeSubscription(filterSize int) *jsonrpc.Error {
+	key := c.key.Load()
+	if refused := c.s.Admission.Subscription(key); refused != nil {
+		return refused
+	}
+	if refused := c.s.Admission.SubscriptionFilter(key, filterSize); refused != nil {
+		c.s.Admission.GiveSubscriptions(key, 1)
+		return refused
+	}
+	return nil
 }
 
 // GiveSubscriptions implements subs.Admission.
-func (c *wsConn) GiveSubscriptions(n int) { c.s.Admission.GiveSubscriptions(c.key.Load(), n) }
+func (c *wsConn) GiveSubscriptions(n, filterSize int) {
+	key := c.key.Load()
+	c.s.Admission.GiveSubscriptions(key, n)
+	c.s.Admission.GiveSubscriptionFilter(key, filterSize)
+}
 
 func (c *wsConn) subscriptions() int {
 	c.mu.Lock()

@@ -16,8 +16,8 @@ type Request struct {
 
 // Refusals of Admit: ErrBadSecret answers 401, ErrNotAllowed 403.
 var (
-	ErrBadSecret  = errors.New("invalid project id or project secret")
-	ErrNotAllowed = errors.New("rejected due to project ID settings")
+	ErrBadSecret  = errors.New("invalid API key or secret")
+	ErrNotAllowed = errors.New("rejected due to API key settings")
 )
 
 // MaxAuthorizationLen bounds the Authorization header nodegate decodes; a

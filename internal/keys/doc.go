@@ -11,7 +11,8 @@
 //
 // Plans are given to it resolved: keys.Plan is internal/plan's type, the
 // one the configuration decodes (config.Config.PlanSet) and the store keeps
-// whole (plans_store.go); the key format and plan/network name rules are
+// whole (plans_store.go: a replica's file only seeds a store that holds
+// none, SeedPlans; `nodegate plans push` changes them); the key format and plan/network name rules are
 // ident's.
 //
 // It must not know about transports or the pipeline: the ingress asks it

@@ -47,8 +47,9 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX nodegate_usage_key_day ON nodegate_usage (key_id, day)`,
 	},
-	3: accountsSchema, // schema_accounts.go
-	4: plansSchema,    // schema_plans.go
+	3: accountsSchema,  // schema_accounts.go
+	4: plansSchema,     // schema_plans.go
+	5: dashboardSchema, // schema_dashboard.go
 }
 
 // SchemaVersion is the schema this nodegate writes.

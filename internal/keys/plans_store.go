@@ -13,9 +13,32 @@ import (
 
 // Plans in the shared store: the configuration's plans: are the seed, and
 // what a key's plan grants is what the key store holds, the same on every
-// replica. A replica that starts or reloads with plans that differ from
-// the store's writes its own (the last writer wins, logged on every
-// replica); every replica applies the store's within key_refresh.
+// replica. A replica writes its file's plans only to a store that holds
+// none (SeedPlans); afterwards they change only by an operator's explicit
+// `nodegate plans push` (PublishPlans), and a replica whose file differs
+// says so at start and reload (WARN) and grants the store's. Every replica
+// applies the store's within key_refresh.
+
+// SeedPlans writes configured to a store that holds no plans yet (a new
+// fleet). A store that holds plans keeps them, whatever configured says: a
+// replica restarted with an older file must not move the fleet's plans
+// back; when they differ it logs so, loudly, with what differs and the
+// command that would write them.
+func SeedPlans(ctx context.Context, st Store, configured map[string]Plan) error {
+	stored, err := st.StoredPlans(ctx)
+	if err != nil {
+		return err
+	}
+	if len(stored) == 0 {
+		_, err := st.PublishPlans(ctx, configured)
+		return err
+	}
+	if !reflect.DeepEqual(stored, named(configured)) {
+		slog.Warn("PLANS NOT APPLIED: this replica's configuration (plans:) differs from the key store's plans; the fleet keeps granting the store's. To make the file's the fleet's, run `nodegate plans push --config FILE`",
+			"differs", planDiff(stored, configured), "store", st.Describe())
+	}
+	return nil
+}
 
 // StoredPlans returns the plans kept in the store (empty before any
 // replica wrote them).
@@ -44,8 +67,8 @@ func (s *sqlStore) StoredPlans(ctx context.Context) (map[string]Plan, error) {
 	return out, nil
 }
 
-// PublishPlans makes plans the store's when they differ from what it
-// holds, in one transaction that bumps the change counter; it reports
+// PublishPlans makes plans the store's (an empty store's seed, or
+// `nodegate plans push`) when they differ from what it holds, in one transaction that bumps the change counter; it reports
 // whether it wrote.
 func (s *sqlStore) PublishPlans(ctx context.Context, plans map[string]Plan) (bool, error) {
 	wrote := false
@@ -87,7 +110,7 @@ func (s *sqlStore) PublishPlans(ctx context.Context, plans map[string]Plan) (boo
 			}
 		}
 		if len(held) > 0 {
-			slog.Warn("plans: this replica's configuration differs from the key store's: writing it, every replica applies it within key_refresh", "changed", planDiff(held, plans))
+			slog.Warn("plans: writing new plans to the key store: every replica applies them within key_refresh", "changed", planDiff(held, plans))
 		}
 		wrote = true
 		return nil

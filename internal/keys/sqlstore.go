@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -166,8 +168,10 @@ func (s *sqlStore) RecordUse(ctx context.Context, used map[string]int64) error {
 			return fmt.Errorf("record key use: %w", err)
 		}
 		defer stmt.Close()
-		for id, sec := range used {
-			ms := sec * 1000
+		// In the order of the ids, so that two replicas recording the same
+		// keys at once lock their rows in one order (no deadlock).
+		for _, id := range slices.Sorted(maps.Keys(used)) {
+			ms := used[id] * 1000
 			if _, err := stmt.ExecContext(ctx, ms, id, ms); err != nil {
 				return fmt.Errorf("record key use: %w", err)
 			}

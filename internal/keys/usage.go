@@ -1,9 +1,12 @@
 package keys
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -55,11 +58,16 @@ func UsageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 const usageColumns = "day, key_id, network, method, requests, credits, errors_rate_limited, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node, errors_daily"
 
 // AddUsage adds counts to the usage records in one transaction: rows are
-// increments, summed into what is stored.
+// increments, summed into what is stored. They are written in the order of
+// their record's key (day, key, network, method), so that two replicas
+// flushing the same records at once lock them in the same order and wait
+// for each other instead of deadlocking.
 func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	rows = slices.Clone(rows)
+	slices.SortFunc(rows, compareUsageRecord)
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage (`+usageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (day, key_id, network, method) DO UPDATE SET
@@ -85,6 +93,12 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 		}
 		return nil
 	})
+}
+
+// compareUsageRecord orders rows by their record's key.
+func compareUsageRecord(a, b UsageRow) int {
+	return cmp.Or(strings.Compare(a.Day, b.Day), strings.Compare(a.KeyID, b.KeyID),
+		strings.Compare(a.Network, b.Network), strings.Compare(a.Method, b.Method))
 }
 
 // Usage returns a key's records from day since (YYYY-MM-DD) on, newest

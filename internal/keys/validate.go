@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/nodegate/nodegate/internal/ident"
@@ -111,9 +112,24 @@ func normalizeNetworks(in []string) ([]string, error) {
 	})
 }
 
+// validateName refuses a name that could print as something else: control
+// characters (C0, C1, DEL) and the bidirectional controls (embeddings,
+// overrides, isolates and marks, which reorder what follows them, so that
+// "app\u202Egpj.exe" shows as "appexe.jpg").
 func validateName(n string) error {
-	if len(n) > maxNameLen || !utf8.ValidString(n) || strings.ContainsAny(n, "\r\n\x00") {
+	if len(n) > maxNameLen || !utf8.ValidString(n) {
 		return inputErrorf("name: at most %d bytes of printable UTF-8", maxNameLen)
 	}
+	for _, r := range n {
+		if unicode.IsControl(r) || isBidiControl(r) {
+			return inputErrorf("name: no control or bidirectional-control characters (found U+%04X)", r)
+		}
+	}
 	return nil
+}
+
+// isBidiControl is a Unicode bidirectional control: U+061C, U+200E-U+200F,
+// U+202A-U+202E, U+2066-U+2069.
+func isBidiControl(r rune) bool {
+	return r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }

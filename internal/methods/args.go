@@ -13,6 +13,9 @@ import (
 // arg is one positional parameter: how to decode it and whether it may be absent.
 type arg struct {
 	optional bool
+	// fill is the value an absent or null optional arg is sent as (nil:
+	// left absent for the node): Rule.WithDefaults.
+	fill json.RawMessage
 	// decode checks the raw value; it returns the decoded value or an error
 	// worded as go-ethereum words it.
 	decode func(raw []byte) (any, error)
@@ -110,3 +113,9 @@ func decodeHashFast(h *common.Hash, raw []byte) bool {
 // required and optional build args of type T.
 func required[T any]() arg { return arg{decode: decodeInto[T]()} }
 func optional[T any]() arg { return arg{optional: true, decode: decodeInto[T]()} }
+
+// optionalOr builds an optional arg of type T that nodegate sends as fill
+// when the client leaves it absent or null.
+func optionalOr[T any](fill json.RawMessage) arg {
+	return arg{optional: true, fill: fill, decode: decodeInto[T]()}
+}

@@ -3,8 +3,11 @@
 // whether it is eligible for partner failover, its credit cost and its
 // family, and every other per-method fact the pipeline reads: whether it
 // runs code, where its params name contracts, which params override state
-// or the block, whether its answer can be very large. They are fields of
-// its Rule, never side tables elsewhere. Unknown methods are decided by
+// or the block, whether its answer can be very large, and what it says
+// about blocks for the pool and the cache (facts.go: the block it names,
+// the answer field proving a block, lookup by hash, write, cacheable; tied
+// to go-ethereum's own signatures by TestFactsMatchGoEthereum). They are
+// fields of its Rule, never side tables elsewhere. Unknown methods are decided by
 // namespace (forwarded or refused).
 //
 // It decides about single calls only; it must not do I/O or know about

@@ -80,6 +80,11 @@ func (c *Call) Sub(params json.RawMessage) *Call {
 		Client: c.Client, Session: c.Session, Pos: c.Pos, rec: c.record()}
 }
 
+// leaveBatch takes the call out of its client batch once the batch has
+// answered it: a stage that sends it again (the gas cap's resend within
+// the node's cap) sends it alone.
+func (c *Call) leaveBatch() { c.record().batch = nil }
+
 // SetCredits records what the ingress's metering priced the call at.
 func (c *Call) SetCredits(n int64) { c.record().credits = n }
 

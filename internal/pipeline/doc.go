@@ -16,6 +16,14 @@
 // within a window and the request's answer budget, and whose answers are
 // handed back in order as they finish (batch.go).
 //
+// Each client call has one record (call.go): its credits, its place in its
+// client batch, the member that answered it. A stage that passes the call
+// on changed makes the copy with Call.Sub, which shares the record, so what
+// the route learns on a copy is the caller's. The reads nodegate makes for
+// itself (the block number of a tag) are no client's call: Network.Read
+// sends them through their own stage, internalRead, and the route, with no
+// key and no place in a client batch (read.go).
+//
 // It must not parse wire bytes or write responses: that is the ingress.
 // Starknet semantics (the pending pool, felts) are package starknet's; the
 // pipeline only places its reader in the Starknet family's stage.

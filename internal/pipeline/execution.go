@@ -13,17 +13,19 @@ import (
 // executionLimits bounds the methods that run code (methods.Rule.Executes:
 // eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1,
 // eth_fillTransaction, unlisted methods…): on a network whose node runs on
-// this process (EVM.Execution), a key runs only its share of them at
-// once, so that no key takes every CPU; and each runs within its plan's
-// call_timeout. The deadline reaches the node with the call: the embedded
+// this process (EVM.Execution), they take the process's execution slots in
+// turns between accounts, an account at most its share of them at once,
+// so that no key takes every CPU; and each answers within its plan's
+// call_timeout, counted from its arrival (a call that could not start
+// within it is refused with -32005 and never runs: admission.Turn). The
+// deadline reaches the node with the call: the embedded
 // node stops the EVM at it; an upstream's request is cancelled (JSON-RPC
 // has no standard way to send a node a time limit, so a remote node stops
 // at its own limit, go-ethereum's --rpc.evmtimeout). Past the deadline the
 // call answers go-ethereum's own words for it.
 //
-// The key's turns are counted by the process's admission.Keys (Turn),
-// not here: one share per key per process, across networks and the
-// rebuilds of a reload.
+// The turns are counted by the process's admission.Keys (Turn), not here:
+// one queue per process, across networks and the rebuilds of a reload.
 //
 // A node may go on running a call after its deadline (go-ethereum's
 // eth_createAccessList checks it only between its runs of the
@@ -48,16 +50,18 @@ func (e *executionLimits) Wrap(next Handler) Handler {
 		if c.Rule == nil || !c.Rule.Executes {
 			return next(ctx, c)
 		}
-		release, err := e.turn(ctx, c)
-		if err != nil {
-			return jsonrpc.ErrorResponse(jsonrpc.ErrInternal("request cancelled"))
-		}
 		timeout := plan.DefaultCallTimeout
 		if c.Key != nil {
 			timeout = c.Key.Plan.ExecutionTimeout()
 		}
+		// The deadline counts from the call's arrival: waiting for a turn
+		// is part of it.
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
+		release, refused := e.turn(cctx, c)
+		if refused != nil {
+			return jsonrpc.ErrorResponse(refused)
+		}
 		resp := e.run(cctx, next, c, release)
 		// The node may answer at the deadline a little before cctx's own
 		// timer fires (go-ethereum's "request timed out"): Expired looks
@@ -77,7 +81,7 @@ func (e *executionLimits) Wrap(next Handler) Handler {
 // of the call, which it may change) and run returns nil at ctx's end
 // without waiting for it: the turn stays taken until the node is done.
 func (e *executionLimits) run(ctx context.Context, next Handler, c *Call, release func()) *jsonrpc.Response {
-	if e.turns == nil || c.Key == nil {
+	if e.turns == nil {
 		defer release()
 		return next(ctx, c)
 	}
@@ -95,10 +99,11 @@ func (e *executionLimits) run(ctx context.Context, next Handler, c *Call, releas
 	}
 }
 
-// turn waits until c's key may run one more execution call.
-func (e *executionLimits) turn(ctx context.Context, c *Call) (release func(), err error) {
+// turn waits until c's account may run one more execution call, or
+// refuses it.
+func (e *executionLimits) turn(ctx context.Context, c *Call) (release func(), refused *jsonrpc.Error) {
 	if e.turns == nil {
 		return func() {}, nil
 	}
-	return e.turns.Turn(ctx, c.Key)
+	return e.turns.Turn(ctx, c.Key, c.Client.Remote)
 }

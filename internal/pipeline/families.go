@@ -31,10 +31,10 @@ type EVM struct {
 // execution bounds.
 func (e EVM) Stages() []Stage {
 	return []Stage{
-		getLogsLimits{e.Limits},                 // eth_getLogs: -32005 over the parameter, result or duration limit
-		filterLimits{e.Limits, newFilterBook()}, // filters: the installing key's only; log filters and logs subscriptions under eth_getLogs's limits (filters.go)
-		gasCap{limits: e.Limits, head: e.Gas},   // eth_call/eth_estimateGas: gas lowered to the cap
-		newExecutionLimits(e.Execution),         // methods that run code: the key's share of local CPUs, the plan's call_timeout (execution.go)
+		getLogsLimits{e.Limits},                                      // eth_getLogs: -32005 over the parameter, result or duration limit
+		filterLimits{e.Limits, newFilterBook()},                      // filters: the installing key's only; log filters and logs subscriptions under eth_getLogs's limits (filters.go)
+		gasCap{limits: e.Limits, head: e.Gas, node: new(nodeGasCap)}, // methods that run code: gas lowered to the cap, filled within what the node accepts (gascap.go)
+		newExecutionLimits(e.Execution),                              // methods that run code: the key's share of local CPUs, the plan's call_timeout (execution.go)
 	}
 }
 

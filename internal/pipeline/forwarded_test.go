@@ -63,3 +63,60 @@ func TestForwardedToSurvivesCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestMemberSurvivesCopies: the member that answered a call is in the
+// call's record also when the stages passed the call on as copies (the gas
+// cap; eth_getLogs in sub-ranges, after its tag was read by the network
+// itself), in a batch as alone; a call the gateway answers names none.
+func TestMemberSurvivesCopies(t *testing.T) {
+	var getLogs atomic.Int64
+	node := upstream.Func{ID: "node-a", Fn: func(_ context.Context, body []byte) ([]byte, error) {
+		switch {
+		case strings.Contains(string(body), `"eth_getLogs"`):
+			getLogs.Add(1)
+			return []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`), nil
+		case strings.Contains(string(body), `"eth_blockNumber"`):
+			return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x400"}`), nil
+		}
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0x"}`), nil
+	}}
+	n := &pipeline.Network{
+		Name: "test", Methods: methods.NewTable(methods.FamilyEVM), Upstream: node,
+		Stages: pipeline.EVM{Limits: limits.NewSet(plan.MethodLimits{}), Gas: headGas(30_000_000)}.Stages(),
+	}
+	p := pipeline.Build(pipeline.Options{})
+	mk := func() []*pipeline.Call {
+		return []*pipeline.Call{
+			mkCall(n, "1", "eth_call", `[{"to":"0x00000000000000000000000000000000000000a1","gas":"0xffffffffffff"},"latest"]`),
+			mkCall(n, "2", "eth_getLogs", `[{"fromBlock":"0x0","toBlock":"0x3ff"}]`),
+			mkCall(n, "3", "eth_getLogs", `[{"fromBlock":"0x0","toBlock":"latest"}]`),
+			mkCall(n, "4", "eth_subscribe", `["newHeads"]`), // the gateway refuses it over HTTP
+		}
+	}
+	check := func(t *testing.T, calls []*pipeline.Call) {
+		for i, c := range calls {
+			want := "node-a"
+			if c.Req.Method == "eth_subscribe" {
+				want = ""
+			}
+			if got := c.Member(); got != want {
+				t.Errorf("call %d (%s): member %q, want %q", i, c.Req.Method, got, want)
+			}
+		}
+	}
+	t.Run("alone", func(t *testing.T) {
+		calls := mk()
+		for _, c := range calls {
+			p.Serve(context.Background(), c)
+		}
+		check(t, calls)
+	})
+	t.Run("batch", func(t *testing.T) {
+		calls := mk()
+		serveAll(t, p, calls, pipeline.BatchLimits{})
+		check(t, calls)
+	})
+	if getLogs.Load() < 4*2 {
+		t.Fatalf("%d eth_getLogs upstream, want the ranges split in sub-ranges", getLogs.Load())
+	}
+}

@@ -35,15 +35,35 @@ type Plan struct {
 	// across all its WebSockets on one process; 0 means unlimited. Over it,
 	// eth_subscribe answers -32005.
 	MaxSubscriptions int `yaml:"max_subscriptions" json:"max_subscriptions"`
+	// MaxConnections bounds the key's open client connections on one
+	// process, HTTP and WebSocket together, once they are keyed (a request
+	// on them was admitted and charged, or a WebSocket upgraded); 0 means
+	// unlimited. Over it, an HTTP answer closes its connection
+	// (Connection: close) and a WebSocket upgrade answers 429. Stored only
+	// when set, so that older replicas read the stored plan as before.
+	MaxConnections int `yaml:"max_connections" json:"max_connections,omitempty"`
 	// MethodLimits are the plan's per-method limits (eth_getLogs, the gas
 	// cap); a field left at 0 inherits the network's (limits:).
 	MethodLimits `yaml:",inline"`
+	// MaxSubscriptionParams bounds the size of the filters of the key's
+	// live logs subscriptions together, across all its WebSockets on one
+	// process: their addresses and topic values, counted as
+	// get_logs_max_params counts one filter's (0: the default,
+	// DefaultMaxSubscriptionParams); see SubscriptionParamsBudget. Over
+	// it, eth_subscribe answers -32005. A filter's size is what the node
+	// keeps and matches every log against, for each subscription.
+	MaxSubscriptionParams int `yaml:"max_subscription_params" json:"max_subscription_params,omitempty"`
 }
 
 // DefaultMaxResponseBytes is the answer budget of a plan that sets none:
 // go-ethereum's batch response limit (node.DefaultConfig's
 // BatchResponseMaxSize, 25,000,000 bytes).
 const DefaultMaxResponseBytes = 25_000_000
+
+// DefaultMaxSubscriptionParams is the filter budget of a plan that sets
+// none: four logs subscriptions at docs/spec.md's 5,000 parameters of one
+// filter, or 2,000 of ten addresses each (some 5 MB of the node's memory).
+const DefaultMaxSubscriptionParams = 20_000
 
 // DefaultCallTimeout is the execution limit of a plan that sets none:
 // go-ethereum's own limit on eth_call (its RPCEVMTimeout default).
@@ -64,4 +84,13 @@ func (p Plan) ExecutionTimeout() time.Duration {
 		return p.CallTimeout
 	}
 	return DefaultCallTimeout
+}
+
+// SubscriptionParamsBudget is how many filter parameters the key's live
+// logs subscriptions may hold together on one process.
+func (p Plan) SubscriptionParamsBudget() int {
+	if p.MaxSubscriptionParams > 0 {
+		return p.MaxSubscriptionParams
+	}
+	return DefaultMaxSubscriptionParams
 }

@@ -22,8 +22,12 @@ func TestStoredFormUnchanged(t *testing.T) {
 	}{
 		{"default core", Plan{Name: "core", RatePerSecond: 500, DailyCredits: 3_000_000, MaxInFlight: 4, CallTimeout: time.Second, MaxWSConnections: 50, MaxSubscriptions: 100},
 			`{"name":"core","rate_per_second":500,"daily_credits":3000000,"failover":false,"max_response_bytes":0,"max_in_flight":4,"call_timeout":1000000000,"max_ws_connections":50,"max_subscriptions":100}`},
+		{"with a connection bound", Plan{Name: "c", MaxConnections: 7},
+			`{"name":"c","rate_per_second":0,"daily_credits":0,"failover":false,"max_response_bytes":0,"max_in_flight":0,"call_timeout":0,"max_ws_connections":0,"max_subscriptions":0,"max_connections":7}`},
 		{"with method limits", Plan{Name: "gold", Failover: true, MethodLimits: MethodLimits{GetLogsMaxResults: 5, GetLogsTimeout: time.Second, GasCapFactor: 2}},
 			`{"name":"gold","rate_per_second":0,"daily_credits":0,"failover":true,"max_response_bytes":0,"max_in_flight":0,"call_timeout":0,"max_ws_connections":0,"max_subscriptions":0,"get_logs_max_results":5,"get_logs_timeout":1000000000,"gas_cap_factor":2}`},
+		{"with a subscription filter budget", Plan{Name: "s", MaxSubscriptionParams: 50},
+			`{"name":"s","rate_per_second":0,"daily_credits":0,"failover":false,"max_response_bytes":0,"max_in_flight":0,"call_timeout":0,"max_ws_connections":0,"max_subscriptions":0,"max_subscription_params":50}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,9 +71,9 @@ func TestValidate(t *testing.T) {
 		want []string
 	}{
 		{"zero is valid", Plan{}, nil},
-		{"every negative named", Plan{RatePerSecond: -1, DailyCredits: -1, MaxResponseBytes: -1, MaxInFlight: -1, CallTimeout: -1, MaxWSConnections: -1, MaxSubscriptions: -1,
+		{"every negative named", Plan{RatePerSecond: -1, DailyCredits: -1, MaxResponseBytes: -1, MaxInFlight: -1, CallTimeout: -1, MaxWSConnections: -1, MaxSubscriptions: -1, MaxConnections: -1,
 			MethodLimits: MethodLimits{GetLogsMaxResults: -1, GetLogsMaxParams: -1, GetLogsTimeout: -1, GasCapFactor: -1}},
-			[]string{"rate_per_second", "daily_credits", "max_response_bytes", "max_in_flight", "call_timeout", "max_ws_connections", "max_subscriptions",
+			[]string{"rate_per_second", "daily_credits", "max_response_bytes", "max_in_flight", "call_timeout", "max_ws_connections", "max_subscriptions", "max_connections",
 				"get_logs_max_results", "get_logs_max_params", "gas_cap_factor", "get_logs_timeout"}},
 		{"one method limit", Plan{MethodLimits: MethodLimits{GasCapFactor: -3}}, []string{"gas_cap_factor"}},
 	}

@@ -28,6 +28,12 @@ func (p Plan) Validate(path string, bad Bad) {
 	if p.MaxSubscriptions < 0 {
 		bad(path+".max_subscriptions", "must not be negative")
 	}
+	if p.MaxSubscriptionParams < 0 {
+		bad(path+".max_subscription_params", "must not be negative (0 means %d)", DefaultMaxSubscriptionParams)
+	}
+	if p.MaxConnections < 0 {
+		bad(path+".max_connections", "must not be negative (0 means unlimited)")
+	}
 	p.MethodLimits.Validate(path, bad)
 }
 

@@ -24,6 +24,7 @@ type Limiter struct {
 	// up is true while Redis answers; requests skip Redis while it is not,
 	// so an outage costs them nothing, and the heartbeat finds it back.
 	up       atomic.Bool
+	known    atomic.Bool // up was decided once (setUp): the first decision is logged too
 	replicas atomic.Int64
 	// carried is what this replica last knew of each key's buckets
 	// (carry.go): key or daily subject → *carried.
@@ -100,7 +101,9 @@ func New(opts Options) (*Limiter, error) {
 	l.replicaID = hex.EncodeToString(b[:])
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
-	l.heartbeat(ctx) // decide the starting state before serving
+	if err := l.heartbeat(ctx); err != nil { // decide the starting state before serving
+		l.setUp(false, err) // unreachable at start: said once, at start
+	}
 	go l.run(ctx)
 	return l, nil
 }
@@ -191,12 +194,14 @@ func (l *Limiter) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			l.heartbeat(ctx)
+			_ = l.heartbeat(ctx) // its outcome is in l.up
 		}
 	}
 }
 
-func (l *Limiter) heartbeat(ctx context.Context) {
+// heartbeat registers this replica and reads the replica count; it
+// returns the round trip's error.
+func (l *Limiter) heartbeat(ctx context.Context) error {
 	hctx, cancel := context.WithTimeout(ctx, 4*l.opts.Timeout)
 	defer cancel()
 	n, err := heartbeatScript.Run(hctx, l.client, []string{l.opts.Prefix + ":replicas"}, l.replicaID, (3 * l.opts.Heartbeat).Milliseconds()).Int64()
@@ -204,23 +209,25 @@ func (l *Limiter) heartbeat(ctx context.Context) {
 		if ctx.Err() == nil {
 			l.failed(err)
 		}
-		return
+		return err
 	}
 	l.replicas.Store(max(n, 1))
 	l.succeeded()
 	l.setUp(true, nil)
+	return nil
 }
 
 // setUp records Redis' state and logs each change once.
 func (l *Limiter) setUp(up bool, err error) {
-	if l.up.Load() == up {
+	if l.known.Load() && l.up.Load() == up {
 		return
 	}
 	l.stateMu.Lock()
 	defer l.stateMu.Unlock()
-	if l.up.Load() == up {
+	if l.known.Load() && l.up.Load() == up {
 		return
 	}
+	l.known.Store(true) // the first decision is logged too: Redis unreachable at start
 	if up {
 		// The outage's local counts are done with: Redis holds the budget again.
 		l.local.forget()

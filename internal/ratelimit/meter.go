@@ -62,7 +62,7 @@ const (
 
 // The messages of docs/spec.md's error table.
 const (
-	msgRate  = "project ID request rate exceeded"
+	msgRate  = "API key request rate exceeded"
 	msgDaily = "daily request count exceeded, request rate limited"
 )
 

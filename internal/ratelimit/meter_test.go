@@ -70,7 +70,7 @@ func TestMeterPricesAndRefuses(t *testing.T) {
 	if e == nil {
 		t.Fatal("over the rate: admitted")
 	}
-	if e.Status != http.StatusTooManyRequests || e.Code != -32005 || e.Message != "project ID request rate exceeded" || e.Header.Get("Retry-After") != "1" {
+	if e.Status != http.StatusTooManyRequests || e.Code != -32005 || e.Message != "API key request rate exceeded" || e.Header.Get("Retry-After") != "1" {
 		t.Fatalf("refusal = %+v", e)
 	}
 	var data struct {

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -129,9 +130,31 @@ func (u *Usage) restore(batch map[usageKey]*usageCounts) {
 	}
 }
 
-// Close stops the periodic flush and flushes what is left.
+// Close stops the periodic flush and flushes what is left, trying again
+// (a deadlock or a connection lost at shutdown is usually brief) until it
+// is saved, ctx ends or closeAttempts have failed.
 func (u *Usage) Close(ctx context.Context) error {
 	u.cancel()
 	<-u.done
-	return u.Flush(ctx)
+	wait := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := u.Flush(ctx)
+		if err == nil {
+			return nil
+		}
+		if attempt == closeAttempts || ctx.Err() != nil {
+			return fmt.Errorf("usage records not saved at shutdown after %d attempts: %w", attempt, err)
+		}
+		slog.Warn("usage records not saved at shutdown yet: trying again", "attempt", attempt, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
 }
+
+// closeAttempts bounds the final flush's attempts.
+const closeAttempts = 10

@@ -88,7 +88,7 @@ func TestWebSocketsPerKeyPerProcess(t *testing.T) {
 			}
 			derr := json.NewDecoder(resp.Body).Decode(&body)
 			resp.Body.Close()
-			want := "too many WebSocket connections for this project ID (plan limit 2)"
+			want := "too many WebSocket connections for this API key (plan limit 2)"
 			if derr != nil || resp.StatusCode != http.StatusTooManyRequests || body.Error.Code != -32005 || body.Error.Message != want {
 				t.Fatalf("HTTP %d %+v (%v), want 429 -32005 %q", resp.StatusCode, body, derr, want)
 			}
@@ -140,7 +140,7 @@ func TestInFlightPerKeyPerProcess(t *testing.T) {
 			if strings.Contains(tc.name, "listeners") {
 				call = testenv.RPCBody("starknet_blockNumber", "")
 			}
-			want := `"too many calls in flight for this project ID (limit 1): wait for answers before sending more"`
+			want := `"too many calls in flight for this API key (limit 1): wait for answers before sending more"`
 			for refused := false; !refused; {
 				select {
 				case answer := <-wsAnswer:

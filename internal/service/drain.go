@@ -2,19 +2,20 @@ package service
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 )
 
 // Drain starts leaving a fleet: /ready answers 503 from now on, and
-// responses ask clients to close their connections (Connection: close),
-// so that load balancers and keep-alive clients move to other replicas.
-// The listeners keep serving until Close.
+// every answer asks its client to close the connection (Connection:
+// close, closeWhileDraining), so that load balancers and keep-alive
+// clients move to other replicas. An idle keep-alive connection is not
+// closed under its client (which may be sending on it at that moment and
+// would read EOF): its next request is answered, then it closes. The
+// listeners keep serving until Close.
 func (s *Service) Drain() {
 	if s.draining.Swap(true) {
 		return
-	}
-	for _, l := range s.listeners {
-		l.srv.SetKeepAlivesEnabled(false)
 	}
 	slog.Info("draining: /ready answers 503; listeners keep serving until shutdown", "drain_delay", s.DrainDelay())
 }
@@ -26,3 +27,12 @@ func (s *Service) DrainDelay() time.Duration { return s.current().cfg.Shutdown.D
 // ShutdownTimeout is how long calls in flight get once the listeners stop
 // (the running configuration's: SIGHUP changes it).
 func (s *Service) ShutdownTimeout() time.Duration { return s.current().cfg.Shutdown.Timeout }
+
+// closeWhileDraining asks the client of an answer given while draining to
+// close its connection once it has the answer (net/http closes it after
+// writing): a WebSocket upgrade is left as it is.
+func (s *Service) closeWhileDraining(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() && r.Header.Get("Upgrade") == "" {
+		w.Header().Set("Connection", "close")
+	}
+}

@@ -45,6 +45,14 @@ func (s *Service) embedded(cfg config.Config) family.Embedded {
 }
 
 // executionShare is how many calls that run code on this process's CPUs
-// (the embedded node's eth_call…) one key may run at once, across every
-// network and reload: half the CPUs, at least one.
+// (the embedded node's eth_call…) one account may run at once, across
+// every network and reload: half the CPUs, at least one.
 func executionShare() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// executionSlots is how many calls that run code the embedded node runs at
+// once for every account together (shared in turns: admission.Turn): as
+// many as the CPUs, twice an account's share, so that one account alone
+// leaves the others slots; always fewer than the node's own bound on calls
+// at once (evmnode.DefaultMaxConcurrent), so that the calls that run no
+// code, which never wait for these slots, find a place there.
+func executionSlots() int { return max(1, runtime.GOMAXPROCS(0)) }

@@ -18,10 +18,15 @@ func (s *Service) startKeys(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plans := s.Config.PlanSet()
 	// The configuration's plans are the seed of the store's, which every
-	// replica grants (keys/plans_store.go).
-	if _, err := store.PublishPlans(ctx, plans); err != nil {
+	// replica grants; a store that holds plans keeps them
+	// (keys/plans_store.go).
+	if err := keys.SeedPlans(ctx, store, s.Config.PlanSet()); err != nil {
+		store.Close()
+		return err
+	}
+	plans, err := keys.PlansInForce(ctx, store, s.Config.PlanSet())
+	if err != nil {
 		store.Close()
 		return err
 	}

@@ -96,7 +96,7 @@ func TestStaticKeysAlongsideStore(t *testing.T) {
 	if st, body := post(t, s, static); st != 200 {
 		t.Fatalf("static key: %d %s", st, body)
 	}
-	if st, body := post(t, s, "ffffffffffffffffffffffffffffffff"); st != 401 || body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid project id"}}` {
+	if st, body := post(t, s, "ffffffffffffffffffffffffffffffff"); st != 401 || body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid API key"}}` {
 		t.Fatalf("unknown key: %d %s", st, body)
 	}
 }
@@ -136,7 +136,7 @@ func TestFleetSharesPostgres(t *testing.T) {
 	for _, r := range []*Service{a, b} {
 		testenv.WaitFor(t, time.Second, "revoked key refused", func() bool {
 			st, body := post(t, r, created.Key)
-			return st == 401 && body == `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid project id"}}`
+			return st == 401 && body == `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid API key"}}`
 		})
 	}
 }

@@ -87,11 +87,12 @@ func (s *Service) open(network, addr string, index int) error {
 	}
 	cc := s.Config.Limits.Connections
 	ln := ingress.LimitListener(raw, ingress.ConnLimits{MaxPerListener: cc.MaxPerListener, MaxPerIP: cc.PerIP()}, s.connBudget())
-	guard := ingress.NewConnGuard(cc.KeylessIdle())
+	guard := ingress.NewConnGuard(cc.KeylessIdle(), serverIdleTimeout, ln)
 	srv := &http.Server{
 		ConnContext: guard.ConnContext,
 		ConnState:   guard.ConnState,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.closeWhileDraining(w, r)
 			if r.URL.Path == readyPath {
 				s.serveReady(w, r)
 				return
@@ -104,7 +105,7 @@ func (s *Service) open(network, addr string, index int) error {
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		IdleTimeout:       serverIdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          serverErrorLog(addr),
 	}
@@ -124,6 +125,11 @@ func (s *Service) open(network, addr string, index int) error {
 	return nil
 }
 
+// serverIdleTimeout is how long a client listener keeps an idle keyed
+// connection while its bounds are less than half full (ConnGuard closes
+// it sooner as they fill).
+const serverIdleTimeout = 120 * time.Second
+
 // connBudget is the connections all client listeners may hold together:
 // RLIMIT_NOFILE less limits.connections.descriptor_reserve (made once).
 func (s *Service) connBudget() *ingress.ConnBudget {
@@ -134,6 +140,7 @@ func (s *Service) connBudget() *ingress.ConnBudget {
 			nofile = rl.Cur
 		}
 		s.conns = ingress.NewConnBudget(s.Config.Limits.Connections.Budget(nofile))
+		s.Metrics.Register(s.conns.Collectors()...)
 		slog.Debug("client connections bounded", "max", s.conns.Max(), "rlimit_nofile", nofile)
 	}
 	return s.conns

@@ -60,11 +60,8 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	}
 	caches := fam.Caches && nc.Cache.On()
 	pcfg.TrackFinalized = caches // the cache keeps only what is final
-	var check *chainCheck
-	if len(members) > 0 {
-		check = newChainCheck(nc, fam, members[0].Upstream)
-		pcfg.Check = check.check
-	}
+	pcfg.ChainIDMethod, pcfg.NumericChainID, pcfg.ChainID = fam.ChainIDMethod, fam.NumericChainID, nc.ChainID
+	pcfg.NormalizeChainID = fam.NormalizeChainID
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
 		Name: nc.Name, ChainID: nc.ChainID, Methods: table, Pool: pool,
@@ -101,8 +98,8 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	n.Stages = stages
 	n.Subs = s.startSubs(pool)
 	s.watch(n)
-	if numeric && n.ChainID == 0 && check != nil {
-		n.ChainID = check.chainID() // the first member's, checked at start
+	if numeric && n.ChainID == 0 {
+		n.ChainID = pool.ChainID() // the first member's, checked at start
 	}
 	s.genMu.Lock()
 	s.built = append(s.built, n)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/subs"
 )
@@ -62,10 +63,16 @@ func (s *Service) Reload(ctx context.Context, next config.Config) error {
 			networks = append(networks, n)
 		}
 	}
-	if plans := next.PlanSet(); !reflect.DeepEqual(cur.cfg.PlanSet(), plans) {
-		// The store's plans change for every replica (keys/plans_store.go).
-		// One map for all three, as startKeys gives them.
-		if _, err := s.KeyStore.PublishPlans(ctx, plans); err != nil {
+	if configured := next.PlanSet(); !reflect.DeepEqual(cur.cfg.PlanSet(), configured) {
+		// The store's plans stay the fleet's: a file's only seeds a store
+		// that holds none (keys/plans_store.go; `nodegate plans push`
+		// changes them). One map for all three, as startKeys gives them.
+		if err := keys.SeedPlans(ctx, s.KeyStore, configured); err != nil {
+			s.retire(fresh)
+			return err
+		}
+		plans, err := keys.PlansInForce(ctx, s.KeyStore, configured)
+		if err != nil {
 			s.retire(fresh)
 			return err
 		}

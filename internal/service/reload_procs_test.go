@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/nodegate/nodegate/internal/cli/planscmd"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -113,9 +114,22 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	if !strings.Contains(p.output(), "level=DEBUG") {
 		t.Fatalf("log level not applied:\n%s", p.output())
 	}
-	if code := createKeyOnPlan(t, p, "gold"); code != http.StatusCreated && code != http.StatusOK {
-		t.Fatalf("admin API key on the plan the reload added: %d", code)
+	// The file's new plan is not the fleet's until the operator pushes it
+	// (the key store holds plans): the reload says so, loudly.
+	if code := createKeyOnPlan(t, p, "gold"); code != http.StatusBadRequest {
+		t.Fatalf("admin API key on a plan reloaded but not pushed: %d, want 400", code)
 	}
+	if !strings.Contains(p.output(), "PLANS NOT APPLIED") {
+		t.Fatalf("the reload of changed plans did not warn:\n%s", p.output())
+	}
+	var out, errOut strings.Builder
+	if code := planscmd.Run([]string{"push", "--config", path}, &out, &errOut); code != 0 {
+		t.Fatalf("nodegate plans push: exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	testenv.WaitFor(t, 20*time.Second, "the pushed plan applied", func() bool {
+		code := createKeyOnPlan(t, p, "gold")
+		return code == http.StatusCreated || code == http.StatusOK
+	})
 
 	// An invalid file: refused, logged, the running config kept.
 	if err := os.WriteFile(path, []byte(conf(2, b.url(), "debug", "limits_typo: 1\n")), 0o600); err != nil {

@@ -119,7 +119,7 @@ func StartAnnouncing(ctx context.Context, cfg config.Config, announce func(keys.
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce, admission: admission.New(executionShare())}
+	s := &Service{Config: cfg, Metrics: telemetry.New(), announceKey: announce, admission: admission.NewWithSlots(executionShare(), executionSlots())}
 	if err := s.startKeys(ctx); err != nil {
 		return nil, err
 	}

@@ -21,14 +21,16 @@ type Notifier interface {
 }
 
 // Admission bounds a client's subscriptions beyond its own max: the
-// transport's rule (nodegate's ingress counts each key's subscriptions
-// across its connections, listeners and reloads against its plan). Take
-// counts one more subscription or refuses it with the answer to give;
-// Give gives n back. Neither may block or do I/O: they are called under
-// the client's lock.
+// transport's rule (nodegate's ingress counts each key's subscriptions,
+// and the size of their logs filters, across its connections, listeners
+// and reloads against its plan). Take counts one more subscription whose
+// filter holds filterSize addresses and topic values (0 for newHeads…)
+// or refuses it with the answer to give; Give gives back n subscriptions
+// whose filters held filterSize together. Neither may block or do I/O:
+// they are called under the client's lock.
 type Admission interface {
-	TakeSubscription() *jsonrpc.Error
-	GiveSubscriptions(n int)
+	TakeSubscription(filterSize int) *jsonrpc.Error
+	GiveSubscriptions(n, filterSize int)
 }
 
 // Client is one client connection's set of subscriptions.
@@ -46,9 +48,10 @@ type Client struct {
 }
 
 type subscription struct {
-	id     string
-	client *Client
-	stream *stream
+	id         string
+	filterSize int // counted with the client's Admission
+	client     *Client
+	stream     *stream
 	// held: the eth_subscribe answer is not on the wire yet; notifications
 	// wait in pending so the client never sees one before the id.
 	held    bool
@@ -63,20 +66,22 @@ func (h *Hub) NewClient(n Notifier, maxSubs int, admit Admission) *Client {
 	return &Client{hub: h, n: n, max: maxSubs, admit: admit, subs: make(map[string]*subscription)}
 }
 
-// take counts one more subscription with the client's Admission.
-func (c *Client) take() *jsonrpc.Error {
+// take counts one more subscription, of a filter of filterSize, with the
+// client's Admission.
+func (c *Client) take(filterSize int) *jsonrpc.Error {
 	if c.admit == nil {
 		return nil
 	}
-	return c.admit.TakeSubscription()
+	return c.admit.TakeSubscription(filterSize)
 }
 
-// give gives n subscriptions back to the client's Admission.
-func (c *Client) give(n int) {
+// give gives n subscriptions, of filters of filterSize together, back to
+// the client's Admission.
+func (c *Client) give(n, filterSize int) {
 	if c.admit == nil || n == 0 {
 		return
 	}
-	c.admit.GiveSubscriptions(n)
+	c.admit.GiveSubscriptions(n, filterSize)
 }
 
 // ErrSubscriptionNotFound is go-ethereum's answer to an unknown id.
@@ -93,7 +98,7 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string,
 	if perr != nil {
 		return "", perr
 	}
-	sub := &subscription{id: newID(), client: c, held: true}
+	sub := &subscription{id: newID(), filterSize: req.filterSize, client: c, held: true}
 	c.mu.Lock()
 	switch {
 	case c.closed:
@@ -103,7 +108,7 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string,
 		c.mu.Unlock()
 		return "", jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf("too many subscriptions on this connection (limit %d)", c.max))
 	}
-	if err := c.take(); err != nil {
+	if err := c.take(sub.filterSize); err != nil {
 		c.mu.Unlock()
 		return "", err
 	}
@@ -114,13 +119,13 @@ func (c *Client) Subscribe(ctx context.Context, params json.RawMessage) (string,
 	if err != nil {
 		delete(c.subs, sub.id)
 		c.mu.Unlock()
-		c.give(1)
+		c.give(1, sub.filterSize)
 		return "", err
 	}
 	sub.stream = st
 	if c.closed { // closed while joining: Close could not see the stream (nor give back its count)
 		c.mu.Unlock()
-		c.give(1)
+		c.give(1, sub.filterSize)
 		c.hub.leave(st, sub)
 		return "", jsonrpc.ErrInternal("connection closed")
 	}
@@ -156,7 +161,7 @@ func (c *Client) Unsubscribe(id string) *jsonrpc.Error {
 	delete(c.subs, id)
 	sub.gone = true
 	c.mu.Unlock()
-	c.give(1)
+	c.give(1, sub.filterSize)
 	c.hub.stats.subs.Add(-1)
 	c.hub.leave(sub.stream, sub)
 	return nil
@@ -192,15 +197,16 @@ func (c *Client) Close() {
 		s.gone = true
 	}
 	c.mu.Unlock()
-	joined := 0
+	joined, filterSize := 0, 0
 	for _, s := range subs {
 		if s.stream != nil {
 			joined++
+			filterSize += s.filterSize
 			c.hub.stats.subs.Add(-1)
 			c.hub.leave(s.stream, s)
 		}
 	}
-	c.give(joined) // one still joining gives its own back (Subscribe)
+	c.give(joined, filterSize) // one still joining gives its own back (Subscribe)
 }
 
 // deliver is called by a stream's fan-out, which holds none of the hub's

@@ -151,8 +151,8 @@ type keyAdmission struct {
 	key *keys.Key
 }
 
-func (k keyAdmission) TakeSubscription() *jsonrpc.Error { return k.adm.Subscription(k.key) }
-func (k keyAdmission) GiveSubscriptions(n int)          { k.adm.GiveSubscriptions(k.key, n) }
+func (k keyAdmission) TakeSubscription(int) *jsonrpc.Error { return k.adm.Subscription(k.key) }
+func (k keyAdmission) GiveSubscriptions(n, _ int)          { k.adm.GiveSubscriptions(k.key, n) }
 
 // TestKeyBudget: a key's subscriptions are bounded across its connections
 // (the plan's max_subscriptions, through the client's Admission); one

@@ -22,6 +22,9 @@ type request struct {
 	kind   string
 	key    string
 	params json.RawMessage
+	// filterSize is a logs filter's addresses and topic values (0 for
+	// other kinds, or every log).
+	filterSize int
 }
 
 // paramsOf renders eth_subscribe params.
@@ -76,7 +79,11 @@ func parseLogs(rest []json.RawMessage) (request, *jsonrpc.Error) {
 	if err != nil {
 		return request{}, jsonrpc.ErrInvalidParams("invalid argument 1: " + err.Error())
 	}
-	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), params: paramsOf(KindLogs, filter)}, nil
+	size := len(crit.Addresses)
+	for _, position := range crit.Topics {
+		size += len(position)
+	}
+	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), params: paramsOf(KindLogs, filter), filterSize: size}, nil
 }
 
 func parsePending(rest []json.RawMessage) (request, *jsonrpc.Error) {

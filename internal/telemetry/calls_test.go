@@ -31,7 +31,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{"result", nil, CodeOK},
 		{"rate", &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: 429}, CodeRateLimited},
-		{"unknown key", jsonrpc.ErrUnauthorized("invalid project id"), CodeUnauthorized},
+		{"unknown key", jsonrpc.ErrUnauthorized("invalid API key"), CodeUnauthorized},
 		{"key settings", jsonrpc.ErrForbidden(), CodeForbidden},
 		{"unknown method", jsonrpc.ErrMethodNotFound("x_y"), CodeInvalid},
 		{"bad params", jsonrpc.ErrInvalidParams("bad"), CodeInvalid},

@@ -17,7 +17,16 @@ import (
 // Without npm the test fails under CI and is skipped elsewhere.
 func NPMCI(t testing.TB, dir string, pins ...string) {
 	t.Helper()
-	Program(t, "npm ci in "+dir, "npm")
+	NPMCIUnder(t, "", dir, pins...)
+}
+
+// NPMCIUnder is NPMCI with npm run by the Node.js program node (and node
+// first on the PATH of the install scripts), for packages whose native
+// parts install only under a newer Node.js than the machine's (Hardhat 3
+// under Node.js 22); node "" is the machine's npm as it is.
+func NPMCIUnder(t testing.TB, node, dir string, pins ...string) {
+	t.Helper()
+	npm := Program(t, "npm ci in "+dir, "npm")
 	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +37,14 @@ func NPMCI(t testing.TB, dir string, pins ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+	if node != "" {
+		cli, err := filepath.EvalSymlinks(npm) // npm is a link to its npm-cli.js
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.CommandContext(ctx, node, cli, "ci", "--no-audit", "--no-fund")
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)

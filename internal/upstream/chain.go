@@ -11,10 +11,10 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-var (
-	chainIDRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`)
-	genesisRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x0",false]}`)
-)
+var genesisRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x0",false]}`)
+
+// errNoChainIDMethod: the pool was not told how to ask for a chain id.
+var errNoChainIDMethod = errors.New("chain id: no chain-id method configured")
 
 // Chain is the chain the pool's healthy members serve, as
 // "<chain id>/<genesis hash>": learned with the finalized block
@@ -39,9 +39,13 @@ func (p *Pool) Chain() string {
 	return *chain
 }
 
-// chainOf asks m for its chain id and its genesis block's hash.
-func chainOf(ctx context.Context, m *Member) (string, error) {
-	out, err := m.Upstream.Do(ctx, chainIDRequest)
+// chainOf asks m for its chain id (PoolConfig.ChainIDMethod) and its
+// genesis block's hash.
+func (p *Pool) chainOf(ctx context.Context, m *Member) (string, error) {
+	if p.cfg.ChainIDMethod == "" {
+		return "", errNoChainIDMethod
+	}
+	out, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, p.cfg.ChainIDMethod, json.RawMessage("[]")))
 	if err != nil {
 		return "", err
 	}

@@ -9,14 +9,19 @@
 // The Pool owns its members' health, heads and finalized numbers (head.go:
 // pushed by members that can, polled, and raised by answers that prove a
 // block), the chain its members serve — chain id and genesis hash, learned
-// with the finalized numbers (chain.go) — the head block's gas limit
-// (gaslimit.go), the one retry loop of
-// calls (pool.go, batch.go) with what it knows of each method — the block a
-// call names, a lagging member's answer, what an answer proves (need.go) —
-// the sending of signed transactions to every member (broadcast.go), and
+// with the finalized numbers (chain.go) — the check that each member is on
+// the pool's chain, by the family's chain-id method (chaincheck.go), the
+// head block's gas limit (gaslimit.go), the choice of a member (choose.go),
+// the one way in, Send, and its one retry loop (send.go; upstream batches,
+// batch.go), reading what a method says about blocks from the rule the call
+// carries — the block a call names, a lagging member's answer, what an
+// answer proves (need.go; the facts are methods.Rule's, never a table
+// here) — the sending of signed transactions to every member (broadcast.go), and
 // which member push subscriptions should run on (follow.go). What is subscribed and delivered to clients belongs to
 // internal/subs.
 //
 // It must not know about keys, plans, client transports or how a node is
-// reached (no transport is imported here).
+// reached (no transport is imported here), nor name methods beyond the
+// ones it is configured with (the head and chain-id methods) and the
+// EVM block reads of its finalized block, gas limit and genesis.
 package upstream

@@ -93,7 +93,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 	}
 	p.report(m, n)
 	if p.cfg.TrackFinalized && m.chain.Load() == nil {
-		if c, err := chainOf(pctx, m); err == nil {
+		if c, err := p.chainOf(pctx, m); err == nil {
 			m.chain.Store(&c)
 		} else {
 			slog.Debug("chain identity unknown", "pool", p.id, "upstream", m.Name(), "err", err)

@@ -47,6 +47,18 @@ type PoolConfig struct {
 	// (eth_getBlockByNumber("finalized")) whenever its head moved, so that
 	// answers that can no longer change are known (EVM networks).
 	TrackFinalized bool
+	// ChainIDMethod, when set, is the method that returns a member's chain
+	// id (the family's: eth_chainId, starknet_chainId): each member is
+	// checked to be on the pool's chain before it serves (chaincheck.go),
+	// unless Check is set. NumericChainID: the id is a quantity, compared
+	// as a number (EVM); else as its lowercased text (a Starknet felt).
+	// ChainID is the chain id members must be on (NumericChainID; 0: the
+	// first member's). NormalizeChainID, when set, is the family's rule
+	// for comparing answers (it replaces the numeric/text rule above).
+	ChainIDMethod    string
+	NumericChainID   bool
+	ChainID          uint64
+	NormalizeChainID func(answer string) (string, error)
 	// Check, when set, vets a member before it serves: at start and each
 	// time it comes back after being out (e.g. that it is on the
 	// network's chain). An error keeps the member out, never chosen, with
@@ -115,7 +127,8 @@ type Pool struct {
 	changeMu sync.Mutex
 	changeCh chan struct{}
 
-	gas gasLimit // the head block's gas limit (gaslimit.go)
+	gas        gasLimit    // the head block's gas limit (gaslimit.go)
+	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// Observer, when set, sees every attempt of Send (observe.go).
@@ -130,6 +143,10 @@ func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 	p := &Pool{id: name, cfg: cfg.withDefaults()}
 	for _, mc := range members {
 		p.members = append(p.members, newMember(mc.Upstream, mc.Weight, mc.Priority, mc.BatchSize))
+	}
+	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
+		p.chainCheck = newChainCheck(name, p.cfg, members[0].Upstream)
+		p.cfg.Check = p.chainCheck.check
 	}
 	return p
 }

@@ -49,9 +49,11 @@ func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
 	return raw, nil
 }
 
-// retry is the state of one call's tries: the members already asked, the
-// block the call needs, the bounds of its waits, and the answer kept in
-// case no other member answers better.
+// retry is what chooses the member of a call's next try: the members
+// already asked, the block the call needs, a lag retry's floor and the
+// bounds of its waits. (The answer kept in case no other member answers
+// better stays in forward: held here, escape analysis would move every
+// call's tried list to the heap.)
 type retry struct {
 	tried []bool
 	ref   blockRef
@@ -60,15 +62,6 @@ type retry struct {
 	// budget ends all tries; waitUntil ends the wait for a member to reach
 	// ref (set at the first wait).
 	budget, waitUntil time.Time
-	// kept is a node-fault or lag answer, its bytes and who gave it.
-	kept       *jsonrpc.Response
-	keptRaw    []byte
-	answeredBy string
-}
-
-// keep holds m's answer resp in case no other member answers better.
-func (r *retry) keep(m *Member, raw []byte, resp *jsonrpc.Response) {
-	r.kept, r.keptRaw, r.answeredBy = resp, raw, m.Name()
 }
 
 // forward is THE retry loop of one call: choice, attempts, retries within
@@ -85,8 +78,16 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	}
 	// The retry budget is a deadline each attempt honours, not a context of
 	// its own: one timer per attempt is enough.
-	r := retry{tried: tried, ref: k.blockOf(c.Params), budget: time.Now().Add(p.cfg.RetryBudget)}
-	var lastErr error = ErrPoolUnavailable
+	// (budget is also kept apart from r: passed to try, it would move r
+	// to the heap.)
+	budget := time.Now().Add(p.cfg.RetryBudget)
+	r := retry{tried: tried, ref: k.blockOf(c.Params), budget: budget}
+	var (
+		lastErr    error             = ErrPoolUnavailable
+		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
+		lastRaw    []byte
+		answeredBy string
+	)
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
 		m := p.choose(ctx, &r)
 		if m == nil {
@@ -94,27 +95,27 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		}
 		r.tried[p.index(m)] = true
 		sentAt := m.Head()
-		raw, resp, err := p.try(ctx, r.budget, m, c.Body)
+		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
 			p.learn(m, k, resp)
 			if c.Idempotent && IsNodeFaultAnswer(resp.Err) {
-				r.keep(m, raw, resp)
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
 				continue // perhaps a lagging node: ask another one at the head
 			}
 			if c.Idempotent && r.above == 0 && p.lagging(k, r.ref, resp, sentAt) && p.ahead(r.tried, sentAt) {
-				r.keep(m, raw, resp)
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
 				r.above = sentAt + 1 // once, on a member ahead of this one
 				continue
 			}
 			return raw, resp, m.Name(), nil
 		}
 		lastErr = err
-		if deadline.Expired(ctx) || !time.Now().Before(r.budget) || (!c.Idempotent && !NotSent(err)) {
+		if deadline.Expired(ctx) || !time.Now().Before(budget) || (!c.Idempotent && !NotSent(err)) {
 			break
 		}
 	}
-	if r.kept != nil {
-		return r.keptRaw, r.kept, r.answeredBy, nil // every node says so: it is the answer
+	if lastAnswer != nil {
+		return lastRaw, lastAnswer, answeredBy, nil // every node says so: it is the answer
 	}
 	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
 }

@@ -112,6 +112,44 @@ func invite(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	return nil
 }
 
+func unlock(ctx context.Context, inv *invocation, a *accounts.Service) error {
+	x, err := a.Find(ctx, inv.args[0])
+	if err != nil {
+		return err
+	}
+	if x, err = a.Unlock(ctx, x.ID, "cli"); err != nil {
+		return err
+	}
+	if inv.common.JSON {
+		return inv.printJSON(x)
+	}
+	fmt.Fprintf(inv.stdout, "account %s (%s): sign-in limits lifted\n", x.ID, x.Email)
+	return nil
+}
+
+func resetPassword(ctx context.Context, inv *invocation, a *accounts.Service) error {
+	x, err := a.Find(ctx, inv.args[0])
+	if err != nil {
+		return err
+	}
+	l, err := a.ResetLink(ctx, x.ID, "cli")
+	if err != nil && l.URL == "" {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "nodegate accounts:", err)
+	}
+	if inv.common.JSON {
+		return inv.printJSON(l)
+	}
+	fmt.Fprintf(inv.stdout, "password reset link for %s (works once, until %s", l.Email, l.Until.Format(time.RFC3339))
+	if l.Mailed {
+		fmt.Fprint(inv.stdout, "; mailed")
+	}
+	fmt.Fprintf(inv.stdout, "):\n%s\n", l.URL)
+	return nil
+}
+
 func requests(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	status := accounts.RequestOpen
 	if inv.all {

@@ -26,6 +26,8 @@ Commands:
   enable    ACCOUNT          undo disable (revoked keys stay revoked)
   set-plan  ACCOUNT PLAN     move the account and its keys to PLAN
   invite    EMAIL            make a one-time sign-up link (mailed when accounts.smtp is set)
+  unlock    ACCOUNT          lift the account's sign-in limits now
+  reset-password ACCOUNT     make a one-time password reset link (works accounts.reset_ttl; mailed when accounts.smtp is set)
   requests  [--all]          open requests for the custom tier (--all: decided ones too)
   grant     REQUEST          grant a request: the account moves to its plan
   decline   REQUEST          decline a request
@@ -44,15 +46,17 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"list":     {0, list},
-	"show":     {1, show},
-	"disable":  {1, setStatus(accounts.StatusDisabled)},
-	"enable":   {1, setStatus(accounts.StatusActive)},
-	"set-plan": {2, setPlan},
-	"invite":   {1, invite},
-	"requests": {0, requests},
-	"grant":    {1, decide(true)},
-	"decline":  {1, decide(false)},
+	"list":           {0, list},
+	"show":           {1, show},
+	"disable":        {1, setStatus(accounts.StatusDisabled)},
+	"enable":         {1, setStatus(accounts.StatusActive)},
+	"set-plan":       {2, setPlan},
+	"invite":         {1, invite},
+	"unlock":         {1, unlock},
+	"reset-password": {1, resetPassword},
+	"requests":       {0, requests},
+	"grant":          {1, decide(true)},
+	"decline":        {1, decide(false)},
 }
 
 // invocation is one run: flags, arguments, outputs.

@@ -3,6 +3,7 @@ package devnet
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/starknet"
@@ -87,7 +88,10 @@ func (c Config) withDefaults() Config {
 // or balance, and keeps no state but the transactions, the nonces and the
 // accounts it was made with (new_root is always 0x0).
 type Devnet struct {
-	cfg      Config
+	cfg Config
+	// hashed counts the transactions hashed (a refused one is not:
+	// devnet_budget.go's precheck).
+	hashed   atomic.Int64
 	chainID  starknet.Felt
 	chainHex []byte // quoted starknet_chainId result
 	// accounts are the predeployed dev accounts, made once (accounts.go).

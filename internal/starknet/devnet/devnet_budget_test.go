@@ -72,3 +72,32 @@ func TestDevnetByteBudgets(t *testing.T) {
 		mustResult(t, call(t, d, "starknet_addInvokeTransaction", "["+tx+"]")) // a known sender still may
 	})
 }
+
+// TestRefusedBeforeHashed: a transaction the pending pool has no room
+// for, in transactions or in bytes, is refused before it is hashed
+// (hashing costs CPU in proportion to its felts: 12,288 in one BigV3).
+func TestRefusedBeforeHashed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"by count", Config{MaxPending: 1}, "devnet pending pool is full (1 transactions)"},
+		{"by bytes", Config{}, "bytes used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newTestDevnet(t, tc.cfg)
+			mustResult(t, call(t, d, "starknet_addInvokeTransaction", "["+starknettest.BigV3(1)+"]"))
+			if tc.cfg.MaxPending == 0 { // room for a few bytes more than the first
+				d.cfg.MaxPendingBytes = d.pendingBytes + 1000
+			}
+			r := call(t, d, "starknet_addInvokeTransaction", "["+starknettest.BigV3(2)+"]")
+			if r.Error == nil || !strings.Contains(r.Error.Message, tc.want) {
+				t.Fatalf("with the pool full: %+v", r.Error)
+			}
+			if got := d.hashed.Load(); got != 1 {
+				t.Fatalf("%d transactions hashed, want 1 (the accepted one)", got)
+			}
+		})
+	}
+}

@@ -36,8 +36,13 @@ type feeEstimate struct {
 	fri                     bool // unit FRI (v3) or WEI (v0, v1)
 }
 
+// feltsOf is how many felts tx carries in its arrays.
+func feltsOf(tx *starknet.Invoke) int {
+	return len(tx.Calldata) + len(tx.Signature) + len(tx.V3.PaymasterData) + len(tx.V3.AccountDeploymentData)
+}
+
 func estimateFee(tx *starknet.Invoke) feeEstimate {
-	felts := len(tx.Calldata) + len(tx.Signature) + len(tx.V3.PaymasterData) + len(tx.V3.AccountDeploymentData)
+	felts := feltsOf(tx)
 	return feeEstimate{
 		l1DataGas: l1DataGasFixed,
 		l2Gas:     l2GasBase + l2GasPerFelt*uint64(felts),

@@ -155,6 +155,10 @@ func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, 
 	if err != nil {
 		return nil, txError("invoke_transaction", err)
 	}
+	if e := d.precheck(tx); e != nil {
+		return nil, e
+	}
+	d.hashed.Add(1)
 	hash := tx.Hash(d.chainID)
 	stored := &storedTx{hash: hash, json: tx.AppendJSON(nil, hash), fee: estimateFee(tx)}
 	if stored.nonced = tx.Version > 0; stored.nonced {

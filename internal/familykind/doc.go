@@ -1,4 +1,4 @@
-// Package kind names the network families: each one's configuration name,
+// Package familykind names the network families: each one's configuration name,
 // head and chain-id methods, and its own configuration section. It is a
 // leaf (it imports nothing of nodegate) so that internal/config can
 // validate a network's family against it; the family's parts (method
@@ -6,4 +6,4 @@
 // Kind.
 //
 // It must not import anything of nodegate: config imports it.
-package kind
+package familykind

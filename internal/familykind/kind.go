@@ -1,4 +1,4 @@
-package kind
+package familykind
 
 // A Kind is what is known of a network family before any of its parts:
 // the name a network's configuration gives it, the methods that answer its

@@ -1,0 +1,2 @@
+// Hardhat 3's default network, served by `hardhat node` for TestNodesDiff.
+export default {};

@@ -1,0 +1,39 @@
+package service_test
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestDrainAnswersIdleKeepAlives: a keep-alive connection idle when the
+// drain starts is not closed under its client: the request it sends next
+// is answered (200), with Connection: close, and then the server closes
+// it. (Closing idle connections at the drain's start made a request sent
+// at that moment read EOF.)
+func TestDrainAnswersIdleKeepAlives(t *testing.T) {
+	s := start(t, nil)
+	c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	path := "/v3/" + s.GeneratedKey
+	if status, closing, err := keptPost(c, br, path); err != nil || status != http.StatusOK || closing {
+		t.Fatalf("before the drain: %d close=%v %v", status, closing, err)
+	}
+	s.Drain()
+	status, closing, err := keptPost(c, br, path)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("the idle keep-alive connection's next request during the drain: %d %v", status, err)
+	}
+	if !closing {
+		t.Fatal("an answer during the drain did not ask the client to close (Connection: close)")
+	}
+	if !closedByServer(c, 10*time.Second) {
+		t.Fatal("the connection stayed open after its answer during the drain")
+	}
+}

@@ -3,6 +3,7 @@ package jsonrpc
 import "testing"
 
 func TestElement(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		b    string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestNotification(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, result, want string
 	}{

@@ -10,6 +10,7 @@ import (
 // TestParseEchoesIDs checks that every id shape JSON-RPC allows comes back
 // byte for byte in the response envelope.
 func TestParseEchoesIDs(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, id string }{
 		{"zero", `0`},
 		{"one", `1`},
@@ -47,6 +48,7 @@ func TestParseEchoesIDs(t *testing.T) {
 }
 
 func TestParseParams(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, body, params string }{
 		{"missing params means []", `{"jsonrpc":"2.0","id":1,"method":"m"}`, `[]`},
 		{"null params means []", `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, `[]`},
@@ -72,6 +74,7 @@ func TestParseParams(t *testing.T) {
 
 // TestParseWholeBodyErrors covers bodies refused as a whole (one answer, id null).
 func TestParseWholeBodyErrors(t *testing.T) {
+	t.Parallel()
 	call := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`
 	cases := []struct {
 		name string
@@ -110,6 +113,7 @@ func TestParseWholeBodyErrors(t *testing.T) {
 // TestParseInvalidMessages covers request objects that are answered with
 // their own error, with their id when it can be read.
 func TestParseInvalidMessages(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		body string
@@ -161,6 +165,7 @@ func TestParseInvalidMessages(t *testing.T) {
 // TestParseNotifications: a valid request without an id member is a
 // notification (run, not answered); one with "id":null is a call.
 func TestParseNotifications(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
 		notify     bool
@@ -183,6 +188,7 @@ func TestParseNotifications(t *testing.T) {
 }
 
 func TestParseBatch(t *testing.T) {
+	t.Parallel()
 	t.Run("mixed valid and invalid in order", func(t *testing.T) {
 		body := `[{"jsonrpc":"2.0","id":1,"method":"a"}, 1, {"jsonrpc":"2.0","id":"x","method":2}, [], {"jsonrpc":"2.0","id":null,"method":"b","params":[true]}]`
 		msgs, batch, err := Parse([]byte(body), 10)
@@ -244,6 +250,7 @@ func TestParseBatch(t *testing.T) {
 // TestParseDeepNesting: valid JSON nested deeper than the scanner's limit
 // is refused with a clear error, not a crash.
 func TestParseDeepNesting(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
 	// The outer array is the batch itself; its elements may nest MaxDepth levels.
 	justOver := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)

@@ -22,6 +22,7 @@ var plainStringCases = []struct {
 // TestPlainString: the fast path reads what encoding/json reads, to the
 // same string, and leaves everything else to it.
 func TestPlainString(t *testing.T) {
+	t.Parallel()
 	for _, tc := range plainStringCases {
 		t.Run(tc.name, func(t *testing.T) {
 			var s string

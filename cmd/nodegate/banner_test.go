@@ -129,16 +129,10 @@ func TestBannerSelfSignedNoDefaultNetwork(t *testing.T) {
 
 func waitKey(t *testing.T, svc *service.Service, key string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok := svc.Keys.Lookup(key); ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the new key did not reach the server")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "the new key to reach the server", func() bool {
+		_, ok := svc.Keys.Lookup(key)
+		return ok
+	})
 }
 
 // buildBinary builds this command into the test's temporary directory.

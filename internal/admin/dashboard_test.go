@@ -81,11 +81,7 @@ func dashboardService(t *testing.T) (s *service.Service, keyID string) {
 		return resp.StatusCode
 	}
 	// The new key reaches the key cache within key_refresh: 401 until then.
-	for wait := time.Now().Add(30 * time.Second); call("eth_blockNumber") != 200; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(wait) {
-			t.Fatal("the created key never became usable")
-		}
-	}
+	testenv.WaitFor(t, 30*time.Second, "the created key to become usable", func() bool { return call("eth_blockNumber") == 200 })
 	for i := range 8 {
 		method := "eth_blockNumber"
 		if i >= 6 {
@@ -93,13 +89,9 @@ func dashboardService(t *testing.T) (s *service.Service, keyID string) {
 		}
 		call(method)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(string(adminCall(t, s, "GET", "/admin/keys/"+created.ID+"/usage", "")), `"requests": 7`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("usage records never showed the 7 calls: %s", adminCall(t, s, "GET", "/admin/keys/"+created.ID+"/usage", ""))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 30*time.Second, "usage records to show the 7 calls", func() bool {
+		return strings.Contains(string(adminCall(t, s, "GET", "/admin/keys/"+created.ID+"/usage", "")), `"requests": 7`)
+	})
 	return s, created.ID
 }
 

@@ -41,7 +41,7 @@ func TestProcCPUSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for end := time.Now().Add(150 * time.Millisecond); time.Now().Before(end); {
+	for start := time.Now(); time.Since(start) < 150*time.Millisecond; { // burn CPU
 	}
 	after, err := ProcCPU(os.Getpid())
 	if err != nil {

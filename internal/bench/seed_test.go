@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 )
 
 // TestSeedThenRun seeds a real embedded dev node over its own HTTP, then
@@ -15,11 +16,7 @@ import (
 func TestSeedThenRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := evmnodetest.StartHTTP(t)
 	// Seal a block every 100 ms as well, so that the test does not depend
 	// on how the dev chain seals on demand.
 	sealer := time.NewTicker(100 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 // TestAdmission: with the doorkeeper on, a key is admitted the second time
 // it is fetched; once admitted it starts over; other keys do not admit it.
 func TestAdmission(t *testing.T) {
+	t.Parallel()
 	a := newAdmission(DefaultMaxBytes)
 	a.guarded.Store(true)
 	steps := []struct {
@@ -32,6 +33,7 @@ func TestAdmission(t *testing.T) {
 // TestAdmissionFollowsHits: every answer is kept until a window of lookups
 // mostly misses; the doorkeeper is off again once a window hits enough.
 func TestAdmissionFollowsHits(t *testing.T) {
+	t.Parallel()
 	a := newAdmission(DefaultMaxBytes)
 	window := func(hits int) {
 		for i := range admissionWindow {
@@ -68,6 +70,7 @@ func TestAdmissionFollowsHits(t *testing.T) {
 // TestAdmissionSize: about one slot per KiB of budget, a power of two,
 // bounded both ways.
 func TestAdmissionSize(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		budget int64
 		slots  int
@@ -89,6 +92,7 @@ func TestAdmissionSize(t *testing.T) {
 // TestCacheAdmission: through the cache, a fetched answer is kept at once
 // while lookups hit; after a window of misses, the second time.
 func TestCacheAdmission(t *testing.T) {
+	t.Parallel()
 	c, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 var evmTable = methods.NewTable(methods.FamilyEVM)
 
 func TestPolicy(t *testing.T) {
+	t.Parallel()
 	const fin = 100
 	cases := []struct {
 		name, method, params, result string
@@ -136,6 +137,7 @@ func FuzzLogsFinal(f *testing.F) {
 }
 
 func TestQuantity(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, raw string
 		want      uint64

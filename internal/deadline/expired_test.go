@@ -7,6 +7,7 @@ import (
 )
 
 func TestExpired(t *testing.T) {
+	t.Parallel()
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))

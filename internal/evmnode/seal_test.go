@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 func startDev(t *testing.T, period time.Duration) *Node {
@@ -43,16 +44,10 @@ func transfer(t *testing.T, n *Node, i int, nonce uint64) common.Hash {
 
 func waitMined(t *testing.T, n *Node, h common.Hash) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if found, _, _, _, _ := n.Ethereum().APIBackend.GetCanonicalTransaction(h); found {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("transaction %s not mined within 10s", h)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "transaction "+h.Hex()+" mined", func() bool {
+		found, _, _, _, _ := n.Ethereum().APIBackend.GetCanonicalTransaction(h)
+		return found
+	})
 }
 
 // TestDevChainSealsPerTransaction: with block time 0 a transaction is mined
@@ -69,10 +64,9 @@ func TestDevChainSealsPerTransaction(t *testing.T) {
 func TestDevChainSealsOnPeriod(t *testing.T) {
 	n := startDev(t, 100*time.Millisecond)
 	start := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64()
-	time.Sleep(600 * time.Millisecond)
-	if got := n.Ethereum().BlockChain().CurrentBlock().Number.Uint64(); got < start+2 {
-		t.Fatalf("head %d after 600ms from %d with a 100ms period", got, start)
-	}
+	testenv.WaitFor(t, 10*time.Second, "two blocks sealed by a 100ms period", func() bool {
+		return n.Ethereum().BlockChain().CurrentBlock().Number.Uint64() >= start+2
+	})
 }
 
 // TestCommitWhileSealing: explicit Commits racing with per-transaction

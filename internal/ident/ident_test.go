@@ -6,6 +6,7 @@ import (
 )
 
 func TestValidKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   string
@@ -28,6 +29,7 @@ func TestValidKey(t *testing.T) {
 }
 
 func TestValidIdentifier(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   string

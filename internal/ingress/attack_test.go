@@ -72,7 +72,7 @@ func victimP99(t *testing.T, url string, n int) time.Duration {
 	}
 	took := make([]time.Duration, 0, n)
 	end := time.Now().Add(90 * time.Second) // a starved victim must not hold the suite for long
-	for i := 0; i < n && (i < 50 || time.Now().Before(end)); i++ {
+	for i := 0; i < n && (i < 50 || time.Until(end) > 0); i++ {
 		start := time.Now()
 		a, err := postRPC(url, bodies[i%2])
 		took = append(took, time.Since(start))
@@ -151,10 +151,7 @@ func executionAttack(t *testing.T, edit func(*config.Config), attack ...string) 
 		})
 	}
 	// The attack is on once calls are being stopped at the plan's limit.
-	deadline := time.Now().Add(2 * time.Minute)
-	for aborted.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 2*time.Minute, "the attack's first call stopped at the plan's limit", func() bool { return aborted.Load() > 0 })
 	attacked := victimP99(t, victim, samples)
 	stop.Store(true)
 	wg.Wait()

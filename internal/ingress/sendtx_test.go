@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestSendRawTransaction sends a transaction signed with a dev account
@@ -55,17 +56,10 @@ func TestSendRawTransaction(t *testing.T) {
 		From            string `json:"from"`
 		BlockNumber     string `json:"blockNumber"`
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(t, 10*time.Second, "the receipt", func() bool {
 		a = post(t, call("2", "eth_getTransactionReceipt", hashParam)).single(t)
-		if a.Error == nil && string(a.Result) != "null" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no receipt within 10s: result %s error %+v", a.Result, a.Error)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return a.Error == nil && string(a.Result) != "null"
+	})
 	if err := json.Unmarshal(a.Result, &receipt); err != nil {
 		t.Fatalf("receipt: %v: %s", err, a.Result)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nodegate/nodegate/internal/cli/keyscmd"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // keysCLI runs `nodegate keys args... --data-dir DIR` against the running
@@ -39,18 +40,18 @@ func createKeyCLI(t *testing.T, dataDir string, args ...string) (id, key string)
 // dialKey opens a socket for key once the service knows the key.
 func dialKey(t *testing.T, s *service.Service, key string, h http.Header) *websocket.Conn {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+key, h)
-		if err == nil {
-			t.Cleanup(func() { c.Close() })
-			return c
-		}
-		if resp == nil || resp.StatusCode != http.StatusUnauthorized || time.Now().After(deadline) {
+	var c *websocket.Conn
+	testenv.WaitFor(t, 20*time.Second, "the service to know the key", func() bool {
+		var resp *http.Response
+		var err error
+		c, resp, err = websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+key, h)
+		if err != nil && (resp == nil || resp.StatusCode != http.StatusUnauthorized) {
 			t.Fatalf("dial: %v %v", resp, err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // closeOf reads (skipping notifications) until the server closes the
@@ -91,17 +92,9 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 			t.Fatalf("before the change: %s", got)
 		}
 		keysCLI(t, dir, "update", id, "--method", "eth_blockNumber")
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			got := roundTrip(t, c, `{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}`)
-			if strings.Contains(got, `"code":-32002`) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the open socket still serves a method its key no longer allows: %s", got)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.WaitFor(t, 20*time.Second, "the open socket to refuse a method its key no longer allows", func() bool {
+			return strings.Contains(roundTrip(t, c, `{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}`), `"code":-32002`)
+		})
 		if got := roundTrip(t, c, `{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber"}`); !strings.Contains(got, `"result"`) {
 			t.Fatalf("allowed method refused: %s", got)
 		}
@@ -123,13 +116,7 @@ func TestWebSocketFollowsKeyChanges(t *testing.T) {
 			t.Fatalf("close %d %q, want 1008 %q", ce.Code, ce.Text, "invalid API key")
 		}
 		t.Logf("closed %s after the revocation (key_refresh %s)", time.Since(revoked).Round(time.Millisecond), refresh)
-		deadline := time.Now().Add(10 * time.Second)
-		for s.Networks()[0].Subs.Streams() != 0 {
-			if time.Now().After(deadline) {
-				t.Fatal("the revoked key's subscription still runs")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testenv.WaitFor(t, 10*time.Second, "the revoked key's subscription to end", func() bool { return s.Networks()[0].Subs.Streams() == 0 })
 		if _, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+key, nil); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("a revoked key upgraded: %v %v", resp, err)
 		}
@@ -190,16 +177,14 @@ func TestWebSocketConnectionsPerKey(t *testing.T) {
 	}
 
 	open[0].Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testenv.WaitFor(t, 20*time.Second, "a socket again after a close", func() bool {
 		c, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+s.GeneratedKey, nil)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if resp == nil || resp.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+		if err != nil && (resp == nil || resp.StatusCode != http.StatusTooManyRequests) {
 			t.Fatalf("after a close: %v %v", resp, err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // heapInUse is the live heap after a collection (garbage does not count).
@@ -95,13 +96,7 @@ func TestWebSocketTenThousandSubscriptions(t *testing.T) {
 		t.Fatalf("unsubscribe: %s", got)
 	}
 	c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Networks()[0].Subs.Streams() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("upstream subscription kept after the last client left")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 5*time.Second, "the upstream subscription to end after the last client left", func() bool { return s.Networks()[0].Subs.Streams() == 0 })
 }
 
 // TestWebSocketSlowReader: a client that does not read is closed with 1008

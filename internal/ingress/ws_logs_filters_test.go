@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // manyLogsInitCode is contract creation code that emits n LOG1s, the
@@ -94,22 +95,18 @@ func TestLogsMatchedOncePerFilter(t *testing.T) {
 	}
 
 	sendCreate(t, s, manyLogsInitCode(logs, filters))
-	deadline := time.Now().Add(time.Minute)
-	for k, c := range cs {
-		for {
+	testenv.WaitFor(t, time.Minute, "2 logs at every subscriber", func() bool {
+		for _, c := range cs {
 			got, err := c.got()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) >= 2 {
-				break
+			if len(got) < 2 {
+				return false
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("subscriber %d has %d logs, want 2", k, len(got))
-			}
-			time.Sleep(time.Millisecond)
 		}
-	}
+		return true
+	})
 	total := 0
 	for k, c := range cs {
 		got, _ := c.got()

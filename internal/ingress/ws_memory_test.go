@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // The client side of TestIdleConnectionMemory runs in a child process (this
@@ -147,13 +148,7 @@ func TestSubscribedConnectionMemory(t *testing.T) {
 		if err := s.Node.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(time.Minute)
-		for sent() < want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d notifications sent, want %d", sent(), want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testenv.WaitFor(t, time.Minute, fmt.Sprintf("%d notifications sent", want), func() bool { return sent() >= want })
 	}
 	commit(sent() + 1)
 	before, rssBefore := serverMemory(), residentMemory(t)
@@ -200,13 +195,7 @@ func startClients(t *testing.T, s *service.Service, n int, kind string) {
 	if err != nil || line != "ready\n" {
 		t.Fatalf("client process: %q %v", line, err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for s.Ingress().OpenWebSockets() < open+n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections open, want %d", s.Ingress().OpenWebSockets(), open+n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, time.Minute, fmt.Sprintf("%d connections open", open+n), func() bool { return s.Ingress().OpenWebSockets() >= open+n })
 }
 
 // residentMemory is this process's RSS once freed memory is returned to

@@ -3,6 +3,7 @@ package ingress_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // headReader is a newHeads subscriber that records when each head arrives.
@@ -130,20 +132,16 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 			}
 			num := before + 1
 			arrivals := make([]time.Time, readers)
-			deadline := time.Now().Add(time.Minute)
-			for i, r := range rs {
-				for {
+			testenv.WaitFor(t, time.Minute, fmt.Sprintf("%s: head %d at every subscriber", name, num), func() bool {
+				for i, r := range rs {
 					at, ok := r.at(num)
-					if ok {
-						arrivals[i] = at
-						break
+					if !ok {
+						return false
 					}
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: subscriber %d never got head %d", name, i, num)
-					}
-					time.Sleep(time.Millisecond)
+					arrivals[i] = at
 				}
-			}
+				return true
+			})
 			first := slices.MinFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
 			for _, at := range arrivals {
 				delays = append(delays, at.Sub(first))
@@ -167,13 +165,7 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 		t.Fatalf("with one stalled reader the others' p99 is %v (%v with all reading): the fan-out waited on it", stalled, all)
 	}
 	// The stalled reader was dropped, not buffered without bound.
-	deadline := time.Now().Add(time.Minute)
-	for s.Ingress().OpenWebSockets() > readers {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections open: the stalled one was not dropped", s.Ingress().OpenWebSockets())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, time.Minute, "the stalled connection dropped", func() bool { return s.Ingress().OpenWebSockets() <= readers })
 	close(resume)
 	select {
 	case <-heavyDone:

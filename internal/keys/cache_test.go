@@ -129,16 +129,11 @@ func TestCacheSurvivesOutage(t *testing.T) {
 		t.Fatal("saw a change through a cut connection")
 	}
 	p.Restore()
-	deadline := time.Now().Add(10 * time.Second) // database/sql must first notice its dead connections
-	for {
-		if _, ok := cache.Lookup(c2.Key); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("changes did not resume after the outage")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// database/sql must first notice its dead connections.
+	testenv.WaitFor(t, 10*time.Second, "changes to resume after the outage", func() bool {
+		_, ok := cache.Lookup(c2.Key)
+		return ok
+	})
 }
 
 // BenchmarkLookupCached is the hot path's cost of a key: hash, map lookup,

@@ -19,6 +19,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // newKey creates one more key on s and returns its URL.
@@ -202,14 +203,12 @@ func TestFilterChangesLikeGetLogs(t *testing.T) {
 	// The node hands its filters their logs shortly after the block; poll
 	// until the answer is not empty.
 	changes := func(id string) answer {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			a := call(t, gw, "eth_getFilterChanges", quoted(id))
-			if a.Error != nil || string(a.Result) != "[]" || time.Now().After(deadline) {
-				return a
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		var a answer
+		testenv.WaitFor(t, 30*time.Second, "filter "+id+"'s changes", func() bool {
+			a = call(t, gw, "eth_getFilterChanges", quoted(id))
+			return a.Error != nil || string(a.Result) != "[]"
+		})
+		return a
 	}
 	if n := logs(t, changes(few)); n != 2 {
 		t.Fatalf("the small filter's changes hold %d logs, want 2", n)

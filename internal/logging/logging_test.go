@@ -54,13 +54,7 @@ func TestBuffered(t *testing.T) {
 	b := NewBuffered(&out, 20*time.Millisecond)
 	l := slog.New(slog.NewJSONHandler(b, nil))
 	l.Info("first")
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "first") {
-		if time.Now().After(deadline) {
-			t.Fatal("the timer never wrote the line")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "the timer to write the line", func() bool { return strings.Contains(out.String(), "first") })
 	for range 100 {
 		l.Info("many")
 	}

@@ -5,13 +5,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	gethfilters "github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/rpc"
-	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 	"github.com/nodegate/nodegate/internal/methods"
 )
 
@@ -21,13 +20,7 @@ import (
 // cannot be imported) and from eth/filters.
 func gethMethods(t *testing.T) map[string]reflect.Method {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := evmnodetest.StartHTTP(t)
 	apis := append(n.Ethereum().APIs(), rpc.API{Namespace: "eth", Service: &gethfilters.FilterAPI{}})
 	out := make(map[string]reflect.Method)
 	for _, api := range apis {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -60,10 +61,9 @@ func TestCoalescing(t *testing.T) {
 				})
 			}
 			// Wait until every caller is either sharing a call or at the node.
-			deadline := time.Now().Add(30 * time.Second)
-			for total.Load() < callers && n.route().coalesce.Inside() < callers && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
+			testenv.WaitFor(t, 30*time.Second, "every caller sharing a call or at the node", func() bool {
+				return total.Load() >= callers || n.route().coalesce.Inside() >= callers
+			})
 			close(release)
 			wg.Wait()
 			if got := total.Load(); got != tc.wantTotal {

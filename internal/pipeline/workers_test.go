@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+	"github.com/nodegate/nodegate/internal/testenv"
 	"sync"
 	"testing"
 	"time"
@@ -53,15 +55,8 @@ func TestWorkersEnd(t *testing.T) {
 
 func waitIdle(t *testing.T, w *workers, want int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if idle, _ := w.counts(); idle == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			idle, _ := w.counts()
-			t.Fatalf("%d idle workers, want %d", idle, want)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.WaitFor(t, 30*time.Second, fmt.Sprintf("%d idle workers", want), func() bool {
+		idle, _ := w.counts()
+		return idle == want
+	})
 }

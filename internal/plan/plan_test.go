@@ -14,6 +14,7 @@ import (
 // store shared with older replicas reads the same; one that sets them
 // round-trips.
 func TestStoredFormUnchanged(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		plan Plan
@@ -43,6 +44,7 @@ func TestStoredFormUnchanged(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		plan    Plan
@@ -62,6 +64,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		plan Plan
@@ -91,6 +94,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestOverAndConflicts(t *testing.T) {
+	t.Parallel()
 	base := MethodLimits{GetLogsMaxResults: 10, GetLogsMaxParams: 20, GetLogsTimeout: time.Second, GasCapFactor: 3}
 	tests := []struct {
 		name      string

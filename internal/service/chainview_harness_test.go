@@ -118,13 +118,10 @@ func (w *writer) step(raw []byte) {
 	start := time.Now()
 	w.relay.send(raw)
 	hash := w.recent(1)[0].Hex()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if r, err := nodeResult(w.last.url(), "eth_getTransactionReceipt", `["`+hash+`"]`); err == nil && string(r) != "null" {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(w.t, 30*time.Second, "the last member to seal "+hash, func() bool {
+		r, err := nodeResult(w.last.url(), "eth_getTransactionReceipt", `["`+hash+`"]`)
+		return err == nil && string(r) != "null"
+	})
 	time.Sleep(time.Second - time.Since(start))
 }
 

@@ -53,7 +53,7 @@ func flood(clients, n int, within time.Duration, send func(i int) (accepted, mor
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Go(func() {
-			for time.Now().Before(end) && !stop.Load() {
+			for time.Until(end) > 0 && !stop.Load() {
 				i := int(next.Add(1))
 				if i > n {
 					return

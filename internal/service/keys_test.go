@@ -121,7 +121,7 @@ func TestFleetSharesPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range []*Service{a, b} {
-		within(t, time.Second, "new key accepted", func() bool { st, _ := post(t, r, created.Key); return st == 200 })
+		testenv.WaitFor(t, time.Second, "new key accepted", func() bool { st, _ := post(t, r, created.Key); return st == 200 })
 	}
 	req, _ := http.NewRequest(http.MethodPost, "http://"+a.AdminAddr()+"/admin/keys/"+created.ID+"/revoke", nil)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
@@ -134,7 +134,7 @@ func TestFleetSharesPostgres(t *testing.T) {
 		t.Fatalf("admin revoke: %d", resp.StatusCode)
 	}
 	for _, r := range []*Service{a, b} {
-		within(t, time.Second, "revoked key refused", func() bool {
+		testenv.WaitFor(t, time.Second, "revoked key refused", func() bool {
 			st, body := post(t, r, created.Key)
 			return st == 401 && body == `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"invalid API key"}}`
 		})
@@ -208,16 +208,5 @@ func TestReloadShutdown(t *testing.T) {
 	}
 	if s.DrainDelay() != 7*time.Second || s.ShutdownTimeout() != 3*time.Second {
 		t.Fatalf("after reload: drain delay %v, timeout %v", s.DrainDelay(), s.ShutdownTimeout())
-	}
-}
-
-func within(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,26 +9,6 @@ import (
 )
 
 const netKey = "0123456789abcdef0123456789abcdef"
-
-type rpcAnswer struct {
-	status int
-	Result json.RawMessage
-	Error  *struct {
-		Code    int
-		Message string
-	}
-}
-
-// call POSTs one request to url with the given Host header.
-func call(t *testing.T, url, host, method, params string) rpcAnswer {
-	t.Helper()
-	status, raw := testenv.PostJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`, "Host", host)
-	a := rpcAnswer{status: status}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		t.Fatalf("%s: %v", raw, err)
-	}
-	return a
-}
 
 // TestDefaultServesBothFamilies: the embedded default serves the EVM dev
 // chain on the main listener and the Starknet devnet at starknet.localhost.
@@ -55,7 +34,7 @@ func TestDefaultServesBothFamilies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := call(t, url, tc.host, tc.method, tc.params)
+			a := testenv.Call(t, url, tc.method, tc.params, "Host", tc.host)
 			if tc.wantCode != 0 {
 				if a.Error == nil || a.Error.Code != tc.wantCode {
 					t.Fatalf("got %s %+v, want code %d", a.Result, a.Error, tc.wantCode)
@@ -101,9 +80,9 @@ func TestHostRoutingAndOwnListeners(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := call(t, tc.url, tc.host, tc.method, "[]")
-			if a.status != tc.wantStatus {
-				t.Fatalf("HTTP %d, want %d (%+v)", a.status, tc.wantStatus, a.Error)
+			a := testenv.Call(t, tc.url, tc.method, "[]", "Host", tc.host)
+			if a.Status != tc.wantStatus {
+				t.Fatalf("HTTP %d, want %d (%+v)", a.Status, tc.wantStatus, a.Error)
 			}
 			if tc.wantResult != "" && string(a.Result) != tc.wantResult {
 				t.Fatalf("got %s %+v, want %s", a.Result, a.Error, tc.wantResult)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 const chainDir = "../../testdata/execution-apis/tests"
@@ -131,17 +132,10 @@ func (p *nodeProc) signal(sig syscall.Signal) {
 func (p *nodeProc) restart() *nodeProc {
 	p.kill()
 	var np *nodeProc
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(p.t, 10*time.Second, "the node restarted on "+p.addr, func() bool {
 		np = tryStart(p.t, p.chain, p.addr)
-		if np != nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if np == nil {
-		p.t.Fatalf("could not restart the node on %s", p.addr)
-	}
+		return np != nil
+	})
 	return np
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
 	"github.com/nodegate/nodegate/internal/config"
 )
 
@@ -38,9 +39,10 @@ func TestGarbageOnTLSListenerIsQuiet(t *testing.T) {
 				_, _ = io.Copy(io.Discard, c) // until the server closes it
 				c.Close()
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for level == slog.LevelDebug && strings.Count(out.String(), "TLS handshake error") < conns && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
+			if level == slog.LevelDebug {
+				testenv.WaitFor(t, 5*time.Second, fmt.Sprintf("%d TLS handshake errors logged", conns), func() bool {
+					return strings.Count(out.String(), "TLS handshake error") >= conns
+				})
 			}
 			lines := out.String()
 			switch {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ingress"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestHTTPSNegotiatesHTTP2 checks that HTTPS offers HTTP/2 and answers on it.
@@ -110,13 +111,7 @@ func TestCertificateReload(t *testing.T) {
 			time.Sleep(20 * time.Millisecond) // a distinct modification time
 			second := writePair(t, certPath, keyPath)
 			tc.trigger()
-			deadline := time.Now().Add(10 * time.Second)
-			for served(t, s.Addr()) != second {
-				if time.Now().After(deadline) {
-					t.Fatalf("certificate not reloaded (%s)", tc.name)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testenv.WaitFor(t, 10*time.Second, "the certificate reloaded ("+tc.name+")", func() bool { return served(t, s.Addr()) == second })
 			if s.TLSFingerprint() != second {
 				t.Fatalf("service reports %s", s.TLSFingerprint())
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/keys"
@@ -106,7 +107,7 @@ func checkCharged(t *testing.T, s *service.Service, keyID string, daily, notes i
 	t.Helper()
 	ctx := context.Background()
 	var row keys.UsageRow
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("%d notifications in the usage rows", notes), func() bool {
 		s.Notes.Flush(ctx)
 		if err := s.Usage.Flush(ctx); err != nil {
 			t.Fatal(err)
@@ -121,11 +122,8 @@ func checkCharged(t *testing.T, s *service.Service, keyID string, daily, notes i
 				row = r
 			}
 		}
-		if row.Requests >= notes || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return row.Requests >= notes
+	})
 	if row.Requests != notes || row.Credits != notes*10 {
 		t.Fatalf("usage %d notifications, %d credits; received %d (%d credits)", row.Requests, row.Credits, notes, notes*10)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 )
 
 // TestWebSocketUpstream: nodegate in front of a node reachable only by
@@ -17,11 +17,7 @@ import (
 func TestWebSocketUpstream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = node.Close() })
+	node := evmnodetest.StartHTTP(t)
 	s := start(t, func(c *config.Config) { c.Upstream = "ws" + strings.TrimPrefix(node.HTTPEndpoint(), "http") })
 	if s.Node != nil {
 		t.Fatal("embedded node started despite an upstream")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -98,28 +97,11 @@ func countedStarknetNetwork(t *testing.T, chainID string) (*pipeline.Network, fu
 	}
 }
 
-func post(t *testing.T, url, body string) (int, []byte) {
+func rpc(t *testing.T, url, method, params string) testenv.Answer {
 	t.Helper()
-	return testenv.PostJSON(t, url, body)
-}
-
-type answer struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-func rpc(t *testing.T, url, method, params string) answer {
-	t.Helper()
-	status, out := post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params))
-	if status != http.StatusOK {
-		t.Fatalf("%s: HTTP %d %s", method, status, out)
-	}
-	var a answer
-	if err := json.Unmarshal(out, &a); err != nil {
-		t.Fatalf("%s: %s: %v", method, out, err)
+	a := testenv.Call(t, url, method, params)
+	if a.Status != http.StatusOK {
+		t.Fatalf("%s: HTTP %d %s %+v", method, a.Status, a.Result, a.Error)
 	}
 	return a
 }
@@ -225,7 +207,7 @@ func TestGatewayFamilies(t *testing.T) {
 
 func TestGatewayBatch(t *testing.T) {
 	sn := serveNetwork(t, starknetNetwork(t, "SN_DEVNET"))
-	status, out := post(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":2,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":3,"method":"eth_chainId","params":[]}]`)
+	status, out := testenv.PostJSON(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":2,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":3,"method":"eth_chainId","params":[]}]`)
 	want := `[{"jsonrpc":"2.0","id":1,"result":[]},{"jsonrpc":"2.0","id":2,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"the method eth_chainId does not exist/is not available"}}]`
 	if status != 200 || string(out) != want {
 		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)
@@ -287,7 +269,7 @@ func TestGatewayUpstreamBatch(t *testing.T) {
 	n, sent := countedStarknetNetwork(t, "SN_DEVNET")
 	sn := serveNetwork(t, n)
 	before := len(sent())
-	status, out := post(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":3,"method":"starknet_specVersion","params":[]}]`)
+	status, out := testenv.PostJSON(t, sn, `[{"jsonrpc":"2.0","id":1,"method":"starknet_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"rollup_pendingTransactions","params":[]},{"jsonrpc":"2.0","id":3,"method":"starknet_specVersion","params":[]}]`)
 	want := `[{"jsonrpc":"2.0","id":1,"result":"0x534e5f4445564e4554"},{"jsonrpc":"2.0","id":2,"result":[]},{"jsonrpc":"2.0","id":3,"result":"0.10.0"}]`
 	if status != 200 || string(out) != want {
 		t.Fatalf("HTTP %d %s\nwant %s", status, out, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -30,18 +31,6 @@ func embeddedHub(t *testing.T, n *evmnode.Node, opts Options, first ...upstream.
 	h := NewHub(opts, pool)
 	t.Cleanup(h.Close)
 	return h, in
-}
-
-func startNode(t *testing.T) *evmnode.Node {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := evmnode.Start(ctx, evmnode.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
-	return n
 }
 
 // recorder is a Notifier that keeps what it receives.
@@ -110,7 +99,7 @@ func subscribe(t *testing.T, c *Client, params string) string {
 // TestSharedStreams: equal subscriptions share one upstream subscription,
 // different filters get their own, and the last one out ends it.
 func TestSharedStreams(t *testing.T) {
-	n := startNode(t)
+	n := evmnodetest.Start(t, evmnode.Config{})
 	h, _ := embeddedHub(t, n, Options{})
 	a, b := h.NewClient(newRecorder(), 10, nil), h.NewClient(newRecorder(), 10, nil)
 	ids := []string{
@@ -145,7 +134,7 @@ func TestSharedStreams(t *testing.T) {
 
 // TestSubscriptionLimit: a client gets at most its limit.
 func TestSubscriptionLimit(t *testing.T) {
-	n := startNode(t)
+	n := evmnodetest.Start(t, evmnode.Config{})
 	h, _ := embeddedHub(t, n, Options{})
 	c := h.NewClient(newRecorder(), 2, nil)
 	subscribe(t, c, `["newHeads"]`)
@@ -170,7 +159,7 @@ func (k keyAdmission) GiveSubscriptions(n, _ int)          { k.adm.GiveSubscript
 // ended (unsubscribed, or its connection closed) gives its place back, and
 // other keys are not counted.
 func TestKeyBudget(t *testing.T) {
-	n := startNode(t)
+	n := evmnodetest.Start(t, evmnode.Config{})
 	h, _ := embeddedHub(t, n, Options{})
 	budget := admission.New(0)
 	k1, k2 := &keys.Key{ID: "k1", Plan: keys.Plan{MaxSubscriptions: 3}}, &keys.Key{ID: "k2", Plan: keys.Plan{MaxSubscriptions: 3}}
@@ -211,7 +200,7 @@ func TestKeyBudget(t *testing.T) {
 
 // TestHeldUntilReleased: nothing reaches a client before its answer is out.
 func TestHeldUntilReleased(t *testing.T) {
-	n := startNode(t)
+	n := evmnodetest.Start(t, evmnode.Config{})
 	h, _ := embeddedHub(t, n, Options{})
 	r := newRecorder()
 	c := h.NewClient(r, 10, nil)
@@ -240,7 +229,7 @@ func TestHeldUntilReleased(t *testing.T) {
 // produced; the hub re-subscribes, the client's id stays, and every block
 // number arrives once, in order.
 func TestReconnectFillsGap(t *testing.T) {
-	n := startNode(t)
+	n := evmnodetest.Start(t, evmnode.Config{})
 	h, in := embeddedHub(t, n, Options{})
 	r := newRecorder()
 	c := h.NewClient(r, 10, nil)
@@ -281,7 +270,7 @@ func TestReconnectFillsGap(t *testing.T) {
 // TestDeadMemberSkipped: a member the pool took out of service (nothing
 // listens at its address) is not subscribed on, even when it comes first.
 func TestDeadMemberSkipped(t *testing.T) {
-	n := startNode(t)
+	n := evmnodetest.Start(t, evmnode.Config{})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -16,7 +17,7 @@ import (
 // gets every head after the one current when it subscribed, the first
 // included.
 func TestMoveBeforeTheFirstHead(t *testing.T) {
-	nodes := map[string]*evmnode.Node{"x": startNode(t), "y": startNode(t)}
+	nodes := map[string]*evmnode.Node{"x": evmnodetest.Start(t, evmnode.Config{}), "y": evmnodetest.Start(t, evmnode.Config{})}
 	var members []upstream.MemberConfig
 	for _, name := range []string{"x", "y"} {
 		n := nodes[name]

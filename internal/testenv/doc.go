@@ -3,8 +3,14 @@
 // programs some tests drive (curl, HAProxy, Chromium, Node.js): a missing
 // program fails the test when CI is set (.ci/run installs them, so a skip
 // there would hide a hole) and skips it elsewhere. WaitFor (wait.go) polls
-// until a condition holds, instead of sleeping a fixed time. Post and
-// PostJSON (post.go) send a JSON-RPC body and return the answer. Proxy
+// until a condition holds, instead of sleeping a fixed time; DeadlineLoops
+// (loops.go) finds the hand-written deadline loops a test file must not
+// hold, and TestNoHandWrittenDeadlineLoops fails on one. Post and
+// PostJSON (post.go) send a JSON-RPC body and return the answer; Call
+// (call.go) sends one request and reads its Answer (status, result, error
+// object). The embedded node a test starts comes from
+// internal/evmnode/evmnodetest (this package cannot import evmnode, whose
+// own tests use it). Proxy
 // (proxy.go) stands between a test and a server it shares with other tests
 // (Redis, PostgreSQL) to cut it or make it slow for this test alone. NPMCI
 // (npm.go) installs the npm packages a test drives from a committed lock

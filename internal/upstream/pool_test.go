@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -207,13 +208,7 @@ func TestPoolTakesOutAndBringsBack(t *testing.T) {
 		t.Fatal("the failing node is still in service")
 	}
 	f.status.Store(0)
-	deadline := time.Now().Add(2 * time.Second)
-	for !p.Members()[0].Healthy() {
-		if time.Now().After(deadline) {
-			t.Fatal("the node did not come back after recovering")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 2*time.Second, "the node back after recovering", p.Members()[0].Healthy)
 }
 
 func TestPoolAllDown(t *testing.T) {
@@ -286,13 +281,7 @@ func TestPoolFollowsAResetChainAfterLagMemory(t *testing.T) {
 
 func waitHealthy(t *testing.T, m *upstream.Member, want bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for m.Healthy() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("member %s healthy=%v, want %v", m.Name(), m.Healthy(), want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 3*time.Second, fmt.Sprintf("member %s healthy=%v", m.Name(), want), func() bool { return m.Healthy() == want })
 }
 
 // TestCallerDeadlineIsNotANodeFault: a call whose caller gives up (a

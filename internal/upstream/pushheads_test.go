@@ -1,13 +1,12 @@
 package upstream_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -17,13 +16,7 @@ import (
 // newHeads subscription as they are sealed, not at the next poll (here an
 // hour away).
 func TestPoolFollowsPushedHeads(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := evmnodetest.StartHTTP(t)
 	ws, err := transport.NewWS("ws"+strings.TrimPrefix(n.HTTPEndpoint(), "http"), transport.WSOptions{})
 	if err != nil {
 		t.Fatal(err)

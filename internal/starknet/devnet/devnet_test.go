@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/starknet"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // rpcResult is one decoded response.
@@ -264,13 +265,7 @@ func TestDevnetPoolFull(t *testing.T) {
 func TestDevnetBlockTime(t *testing.T) {
 	d := newTestDevnet(t, Config{BlockTime: 20 * time.Millisecond})
 	mustResult(t, call(t, d, "starknet_addInvokeTransaction", "["+validV1+"]"))
-	deadline := time.Now().Add(5 * time.Second)
-	for pendingCount(t, d) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("transaction still pending 5s after a 20ms block time")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 5*time.Second, "the transaction in a block after a 20ms block time", func() bool { return pendingCount(t, d) == 0 })
 	if n := string(mustResult(t, call(t, d, "starknet_blockNumber", "[]"))); n == "0" {
 		t.Fatal("no block was made")
 	}

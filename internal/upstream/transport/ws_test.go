@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
+	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
@@ -17,13 +18,7 @@ import (
 // returns its ws:// URL.
 func wsNode(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	n, err := evmnode.Start(ctx, evmnode.Config{HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := evmnodetest.StartHTTP(t)
 	return "ws" + strings.TrimPrefix(n.HTTPEndpoint(), "http")
 }
 
@@ -81,16 +76,16 @@ func TestWSConcurrentAndReconnect(t *testing.T) {
 	w.mu.Lock()
 	_ = w.conn.ws.Close()
 	w.mu.Unlock()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testenv.WaitFor(t, 5*time.Second, "an answer after a drop", func() bool {
 		out, err := w.Do(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`))
 		if err == nil && string(out) == `{"jsonrpc":"2.0","id":1,"result":"0x539"}` {
-			break
+			return true
 		}
-		if !upstream.IsNodeFault(err) || time.Now().After(deadline) {
+		if !upstream.IsNodeFault(err) {
 			t.Fatalf("after a drop: %s %v", out, err)
 		}
-	}
+		return false
+	})
 }
 
 func TestWSUnreachable(t *testing.T) {

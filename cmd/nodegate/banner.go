@@ -29,7 +29,8 @@ func announceFirstKey(w io.Writer) func(keys.Created) {
 // server's key store (same --config / --data-dir).
 func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) string) {
 	endpoint := svc.URL() + "/v3/"
-	fmt.Fprintf(w, "nodegate %s serving %s<API_KEY>\n", Version(), endpoint)
+	try, hasTry := tryTarget(svc)
+	fmt.Fprintf(w, "nodegate %s serving %s<API_KEY>%s\n", Version(), endpoint, try.hostNote())
 	key, setKey := "<API_KEY>", ""
 	switch {
 	case svc.GeneratedKey != "":
@@ -53,13 +54,16 @@ func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) str
 	if addr := svc.MetricsAddr(); addr != "" {
 		fmt.Fprintf(w, "  metrics:   http://%s/metrics (Prometheus, no token)\n", addr)
 	}
-	fmt.Fprintf(w, "  websocket: %s/ws/v3/%s\n", svc.WSURL(), key)
+	fmt.Fprintf(w, "  websocket: %s/ws/v3/%s%s\n", try.wsBase(svc), key, try.hostNote())
 	curl := "curl -s"
 	if fp := svc.TLSFingerprint(); fp != "" {
 		fmt.Fprintf(w, "  tls:       certificate SHA-256 %s\n", fp)
 		if ca := svc.LocalCA; ca != nil {
 			fmt.Fprintf(w, "             issued by nodegate's local CA %s (kept in the data dir: trust it once, e.g.\n", ca.Path)
 			fmt.Fprintf(w, "             curl --cacert %s, SSL_CERT_FILE=%s cast, NODE_EXTRA_CA_CERTS=%s node)\n", ca.Path, ca.Path, ca.Path)
+			// cast's WebSocket connector carries its own compiled-in roots
+			// and reads neither SSL_CERT_FILE nor -k (docs/websocket.md).
+			fmt.Fprintf(w, "             cast over wss fails (it trusts only its compiled-in roots there): give cast the https URL\n")
 			curl = "curl -s --cacert " + ca.Path
 		}
 	}
@@ -67,9 +71,9 @@ func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) str
 	printPools(w, svc)
 	printRollup(w, svc, curl, key)
 	fmt.Fprintf(w, "  health:    %s/health, readiness %s/ready\n", svc.URL(), svc.URL())
-	if target, ok := tryTarget(svc); ok {
+	if hasTry {
 		fmt.Fprintf(w, "  try:       %s%s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":[]}' %s/v3/%s\n",
-			setKey, curl, target.host, target.method, target.base, key)
+			setKey, curl, try.host, try.method, try.base, key)
 	}
 	fmt.Fprintln(w, "  Ctrl-C stops nodegate.")
 }
@@ -77,6 +81,34 @@ func printBanner(w io.Writer, svc *service.Service, keysCmd func(sub string) str
 // target is where a first call goes: a base URL, a Host header when the
 // network is chosen by name, and the family's head method.
 type target struct{ base, host, method string }
+
+// wsBase is the WebSocket base URL of the target: its own listener's, else
+// the main listener's.
+func (t target) wsBase(svc *service.Service) string {
+	if rest, ok := strings.CutPrefix(t.base, "http"); ok && t.base != svc.URL() {
+		return "ws" + rest
+	}
+	return svc.WSURL()
+}
+
+// hostNote tells a WebSocket client the Host header the target needs (the
+// URL alone reaches no network when networks are chosen by host name).
+func (t target) hostNote() string {
+	if t.host == "" {
+		return ""
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(t.host, " -H 'Host: "), "'")
+	return "  (with the header Host: " + name + "; networks here are chosen by host name)"
+}
+
+// hostHeader is curl's Host header for a network chosen by name: empty
+// when it has a listener of its own (own != "") or no host names.
+func hostHeader(own string, nc config.Network) string {
+	if own != "" || len(nc.Hosts) == 0 {
+		return ""
+	}
+	return " -H 'Host: " + hostOf(nc.Hosts[0]) + "'"
+}
 
 // tryTarget picks the network of the try line: the main listener's
 // default, else the first network with a listener or host name of its own.
@@ -93,7 +125,7 @@ func tryTarget(svc *service.Service) (target, bool) {
 			return target{base: own, method: method(nc.Family)}, true
 		}
 		if len(nc.Hosts) > 0 {
-			return target{base: svc.URL(), host: " -H 'Host: " + hostOf(nc.Hosts[0]) + "'", method: method(nc.Family)}, true
+			return target{base: svc.URL(), host: hostHeader("", nc), method: method(nc.Family)}, true
 		}
 	}
 	return target{}, false
@@ -164,12 +196,11 @@ func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 		if _, err := methods.NewTable(family.Of(nc.Family).Methods).Lookup(rollupMethod); err != nil {
 			continue
 		}
-		target, host := svc.URL(), ""
-		if own := svc.NetworkURL(nc.Name); own != "" {
+		own := svc.NetworkURL(nc.Name)
+		target, host := svc.URL(), hostHeader(own, nc)
+		if own != "" {
 			target = own
 			fmt.Fprintf(w, "  starknet:  %s/v3/%s  (the %s network's own listener: starknet.js nodeUrl)\n", own, key, svc.Networks()[i].Name)
-		} else if len(nc.Hosts) > 0 {
-			host = " -H 'Host: " + hostOf(nc.Hosts[0]) + "'"
 		}
 		kind := "starknet network"
 		if servesEmbedded(nc) {
@@ -177,7 +208,8 @@ func printRollup(w io.Writer, svc *service.Service, curl, key string) {
 		}
 		fmt.Fprintf(w, "  rollup:    %s %q: %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":[]}' %s/v3/%s\n", kind, svc.Networks()[i].Name, curl, host, rollupMethod, target, key)
 		if svc.Devnet != nil && svc.Networks()[i].Version(family.StarknetV08) != nil {
-			fmt.Fprintf(w, "             Starknet JSON-RPC %s at /v3/%s, %s at %s/v3/%s/rpc/v0_8 (starknet.js 7)\n", devnet.SpecVersion, key, devnet.SpecVersion08, target, key)
+			fmt.Fprintf(w, "             Starknet JSON-RPC %s at /v3/%s, %s at /v3/%s/rpc/v0_8 (starknet.js 7):\n", devnet.SpecVersion, key, devnet.SpecVersion08, key)
+			fmt.Fprintf(w, "  rpc v0_8:  %s%s -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"starknet_specVersion\",\"params\":[]}' %s/v3/%s/rpc/v0_8\n", curl, host, target, key)
 		}
 	}
 	if svc.Devnet != nil {

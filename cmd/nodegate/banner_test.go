@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ident"
 	"github.com/nodegate/nodegate/internal/service"
@@ -104,6 +106,9 @@ func TestBannerSelfSignedNoDefaultNetwork(t *testing.T) {
 	if got := runShell(t, try); !strings.Contains(got, `"result":"0x`) {
 		t.Fatalf("try line answered %s", got)
 	}
+	if !strings.Contains(out, "cast over wss fails") || !strings.Contains(out, "give cast the https URL") {
+		t.Fatalf("the tls lines do not say cast fails over wss:\n%s", out)
+	}
 	if !strings.Contains(out, "network:   dev, chain id 1337") {
 		t.Fatalf("no chain id line:\n%s", out)
 	}
@@ -181,26 +186,18 @@ func TestBannerNames(t *testing.T) {
 // devnet's 0.8 path, which answers as printed, and lists its predeployed
 // accounts with their keys.
 func TestBannerStarknetDevnet(t *testing.T) {
+	testenv.Program(t, "the banner's rpc v0_8: line", "curl")
 	svc := servicetest.Start(t, servicetest.Config(t))
 	out := banner(svc, func(sub string) string { return "nodegate keys " + sub })
 	if svc.Devnet == nil {
 		t.Fatal("the embedded default has no devnet")
 	}
-	line := bannerLine(t, out, "Starknet JSON-RPC")
-	i := strings.Index(line, "http")
-	url, _, _ := strings.Cut(line[i:], " ")
-	if !strings.HasSuffix(url, "/v3/"+svc.GeneratedKey+"/rpc/v0_8") {
-		t.Fatalf("0.8 path %q in %q", url, line)
+	line := bannerLine(t, out, "rpc v0_8:")
+	if !strings.HasSuffix(line, "/v3/"+svc.GeneratedKey+"/rpc/v0_8") {
+		t.Fatalf("0.8 line %q", line)
 	}
-	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_specVersion","params":[]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body bytes.Buffer
-	_, _ = body.ReadFrom(resp.Body)
-	if body.String() != `{"jsonrpc":"2.0","id":1,"result":"0.8.1"}` {
-		t.Fatalf("the printed 0.8 path answered %d %s", resp.StatusCode, body.String())
+	if got := runShell(t, line); got != `{"jsonrpc":"2.0","id":1,"result":"0.8.1"}` {
+		t.Fatalf("the printed 0.8 line answered %s", got)
 	}
 	accs := svc.Devnet.Accounts()
 	if len(accs) == 0 {
@@ -210,5 +207,57 @@ func TestBannerStarknetDevnet(t *testing.T) {
 		if !strings.Contains(out, a.Address.String()+"  private key "+a.PrivateKey.String()+"  public key "+a.PublicKey.String()) {
 			t.Fatalf("account %s not in the banner:\n%s", a.Address, out)
 		}
+	}
+}
+
+// TestBannerHostRouted: when every network is chosen by host name on the
+// main listener, each line the banner prints reaches its network as
+// printed: the try, rollup and rpc v0_8 lines carry the Host header, and
+// the websocket and serving lines name the one to send.
+func TestBannerHostRouted(t *testing.T) {
+	testenv.Program(t, "the banner's curl lines", "curl")
+	cfg := servicetest.Config(t)
+	cfg.Networks = []config.Network{
+		{Name: "dev", Hosts: []string{"dev.localhost"}, Upstreams: []config.Upstream{{URL: config.EmbeddedURL}}},
+		{Name: "sn", Family: "starknet", Hosts: []string{"*.starknet.localhost"}, Upstreams: []config.Upstream{{URL: config.EmbeddedURL}}},
+	}
+	svc := servicetest.Start(t, cfg)
+	out := banner(svc, func(sub string) string { return "nodegate keys " + sub })
+	for _, tc := range []struct{ name, prefix, want string }{
+		{"try", "try:", `"result":"0x`},
+		{"rollup", "rollup:", `"result":`},
+		{"rpc v0_8", "rpc v0_8:", `{"jsonrpc":"2.0","id":1,"result":"0.8.1"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := bannerLine(t, out, tc.prefix)
+			line = line[strings.Index(line, "curl "):]
+			if got := runShell(t, line); !strings.Contains(got, tc.want) {
+				t.Fatalf("%s line answered %s\n%s", tc.prefix, got, out)
+			}
+		})
+	}
+	t.Run("websocket", func(t *testing.T) {
+		line := bannerLine(t, out, "websocket:")
+		url, note, _ := strings.Cut(line, "  ")
+		_, host, ok := strings.Cut(note, "Host: ")
+		if !ok {
+			t.Fatalf("websocket line %q names no Host header", line)
+		}
+		host, _, _ = strings.Cut(host, ";")
+		conn, resp, err := websocket.DefaultDialer.Dial(url, http.Header{"Host": {host}})
+		if err != nil {
+			t.Fatalf("dial %s with Host %s: %v (%v)", url, host, err, resp)
+		}
+		defer conn.Close()
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`)); err != nil {
+			t.Fatal(err)
+		}
+		_, msg, err := conn.ReadMessage()
+		if err != nil || string(msg) != `{"jsonrpc":"2.0","id":1,"result":"0x539"}` {
+			t.Fatalf("websocket answered %s, %v", msg, err)
+		}
+	})
+	if !strings.Contains(bannerLine(t, out, "nodegate "), "Host: dev.localhost") {
+		t.Fatalf("serving line names no Host header:\n%s", out)
 	}
 }

@@ -33,6 +33,7 @@ func newFlagSet(name string) *flag.FlagSet {
 // and returns flag.ErrHelp; a bad flag returns the error with where the
 // flags are listed.
 func parseFlags(fs *flag.FlagSet, header string, args []string, stderr io.Writer) error {
+	explainForms(fs)
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

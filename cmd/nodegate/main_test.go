@@ -98,3 +98,35 @@ func TestBadFlagReportedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagErrorsNameFieldAndForm: a bad flag value is reported under the
+// flag's name with the form it takes, whether the flag package refuses it
+// or the config's validation does.
+func TestFlagErrorsNameFieldAndForm(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"duration", []string{"--block-time", "x"}, []string{"-block-time", "a duration with its unit, e.g. 500ms"}},
+		{"node duration", []string{"node", "--block-time", "2"}, []string{"-block-time", "a duration with its unit"}},
+		{"bool", []string{"--access-log=maybe"}, []string{"-access-log", "true or false"}},
+		{"negative duration", []string{"--block-time", "-1s"}, []string{"--block-time (config node.block_time): must not be negative"}},
+		{"log format", []string{"--log-format", "xml"}, []string{"--log-format (config log.format): want one of text, json"}},
+		{"listen", []string{"--listen", "nohost"}, []string{"--listen (config listen): want host:port"}},
+		{"upstream", []string{"--upstream", "ftp://x"}, []string{"--upstream (config upstream): want an http(s):// or ws(s):// URL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append(tc.args, "--data-dir", t.TempDir())
+			if code := run(args, &out, &errOut); code == 0 {
+				t.Fatalf("%v: exit 0", tc.args)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut.String(), w) {
+					t.Fatalf("%v: %q not in\n%s", tc.args, w, errOut.String())
+				}
+			}
+		})
+	}
+}

@@ -121,7 +121,10 @@ func (f *serveFlags) load() (config.Config, error) {
 	}
 	f.apply(&cfg, f.set)
 	f.obs.apply(&cfg, f.set)
-	return cfg, cfg.Validate()
+	if err := cfg.Validate(); err != nil {
+		return cfg, nameFlags(err, f.set)
+	}
+	return cfg, nil
 }
 
 // keysCommand is the `nodegate keys SUB` invocation that reaches the key

@@ -10,5 +10,10 @@
 // equal as JSON, except where docs/spec.md's table of nodegate's policies
 // ("Where nodegate's answer differs from the node's") says otherwise.
 //
+// TestClientsBehindHardhat runs ethers v6, viem and web3.js (testdata/clients,
+// pinned by its package-lock.json, under the same Node.js 22) against
+// Hardhat 3 directly and through nodegate in front of it, over HTTP and
+// WebSocket, and requires the same outcome of every read both ways.
+//
 // It holds tests only; nothing imports it.
 package nodediff

@@ -21,7 +21,7 @@ type Record struct {
 	// one revoked before schema version 6. An account's revoked keys are
 	// purged after RevokedRetention, and beyond MaxRevokedPerAccount.
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	Security   Security   `json:"security"`
+	Security  Security   `json:"security"`
 	// RatePerSecond and DailyCredits override the plan's limits for this
 	// key; 0 keeps the plan's. The lower of plan and override applies.
 	RatePerSecond float64 `json:"rate_per_second"`

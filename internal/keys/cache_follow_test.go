@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -218,19 +219,28 @@ func BenchmarkKeyChange(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("change", func(b *testing.B) {
+		var cpu time.Duration
+		n := 0
 		for i := 0; b.Loop(); i++ {
 			b.StopTimer()
 			if _, err := other.Update(ctx, created.ID, Patch{Name: ptr(fmt.Sprint("n", i))}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
+			before := processCPU(b)
 			if err := c.Refresh(ctx); err != nil {
 				b.Fatal(err)
 			}
+			cpu += processCPU(b) - before
+			n++
 		}
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/op")
 	})
 	b.Run("reload_all", func(b *testing.B) {
-		for b.Loop() {
+		start := processCPU(b)
+		n := 0
+		defer func() { b.ReportMetric(float64((processCPU(b) - start).Nanoseconds())/float64(n), "cpu-ns/op") }()
+		for ; b.Loop(); n++ {
 			c.refreshMu.Lock()
 			recs, err := st.List(ctx)
 			if err != nil {
@@ -240,4 +250,13 @@ func BenchmarkKeyChange(b *testing.B) {
 			c.refreshMu.Unlock()
 		}
 	})
+}
+
+// processCPU is the CPU time this process has used (user and system).
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

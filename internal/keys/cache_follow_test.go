@@ -239,7 +239,7 @@ func BenchmarkKeyChange(b *testing.B) {
 	b.Run("reload_all", func(b *testing.B) {
 		start := processCPU(b)
 		n := 0
-		defer func() { b.ReportMetric(float64((processCPU(b) - start).Nanoseconds())/float64(n), "cpu-ns/op") }()
+		defer func() { b.ReportMetric(float64((processCPU(b)-start).Nanoseconds())/float64(n), "cpu-ns/op") }()
 		for ; b.Loop(); n++ {
 			c.refreshMu.Lock()
 			recs, err := st.List(ctx)

@@ -200,14 +200,24 @@ func TestCacheReloadsOnUnloggedChange(t *testing.T) {
 // Sub-benchmark reload_all is the earlier way (every record read and the
 // snapshot rebuilt), for comparison.
 func BenchmarkKeyChange(b *testing.B) {
+	benchKeyChange(b, 100_000, 10)
+}
+
+// BenchmarkKeyChangeActive is the same with 100,000 active keys: the store
+// reads one key still, and the snapshot's maps are copied (copy on write).
+func BenchmarkKeyChangeActive(b *testing.B) {
+	benchKeyChange(b, 0, 100_000)
+}
+
+func benchKeyChange(b *testing.B, revoked, active int) {
 	ctx := context.Background()
 	path := b.TempDir() + "/keys.db"
 	open := func() Store {
 		return mustOpen(b, func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, path) })
 	}
 	st := open()
-	seedKeys(b, st, 100_000, StatusRevoked, "acct")
-	seedKeys(b, st, 10, StatusActive, "")
+	seedKeys(b, st, revoked, StatusRevoked, "acct")
+	seedKeys(b, st, active, StatusActive, "")
 	c, err := NewCache(ctx, st, testPlans(), planTeam, nil, CacheOptions{Poll: time.Hour, FlushUses: time.Hour})
 	if err != nil {
 		b.Fatal(err)

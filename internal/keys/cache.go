@@ -13,11 +13,14 @@ import (
 	"github.com/nodegate/nodegate/internal/ident"
 )
 
-// Cache serves key lookups from memory. It holds an immutable snapshot
-// (replaced whole, copy on write, so lookups take no lock) and follows the
-// store by polling its change counter: a change made by any process
-// sharing the store reaches this one within one poll interval. While the
-// store is unreachable the last snapshot keeps serving.
+// Cache serves key lookups from memory. It holds an immutable snapshot of
+// the active keys (replaced whole, copy on write, so lookups take no lock)
+// and follows the store by polling its change counter: a change made by
+// any process sharing the store reaches this one within one poll interval,
+// and costs a read of the changed keys only, however many keys (revoked
+// ones above all) the store holds. While the store is unreachable the last
+// snapshot keeps serving. It also purges the accounts' long-revoked keys
+// (PurgeRevoked) every purgeEvery.
 type Cache struct {
 	store Store
 	// plans are guarded by refreshMu; shared is their copy for readers
@@ -179,7 +182,9 @@ func (c *Cache) Checked() time.Time { return time.Unix(0, c.checked.Load()) }
 // Len is the number of usable keys, static ones included.
 func (c *Cache) Len() int { return len(c.snap.Load().byHash) }
 
-// Refresh reloads the keys when the store's change counter moved.
+// Refresh follows the store when its change counter moved: it reloads the
+// keys the change log names (cache_follow.go), or every live key (and the
+// plans) when the log does not account for every change.
 func (c *Cache) Refresh(ctx context.Context) error {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
@@ -197,7 +202,18 @@ func (c *Cache) refreshLocked(ctx context.Context) error {
 		c.checked.Store(time.Now().UnixNano())
 		return nil
 	}
-	recs, err := c.store.List(ctx)
+	if c.snap.Load() != nil {
+		done, err := c.followChanges(ctx, v)
+		if err != nil {
+			return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
+		}
+		if done {
+			c.version = v
+			c.checked.Store(time.Now().UnixNano())
+			return nil
+		}
+	}
+	recs, err := c.store.ListActive(ctx)
 	if err != nil {
 		return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
 	}
@@ -263,7 +279,10 @@ func (c *Cache) run(ctx context.Context) {
 	defer poll.Stop()
 	flush := time.NewTicker(c.opts.FlushUses)
 	defer flush.Stop()
+	purge := time.NewTicker(purgeEvery)
+	defer purge.Stop()
 	flushed := map[string]int64{}
+	c.purgeRevoked(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -276,6 +295,8 @@ func (c *Cache) run(ctx context.Context) {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			c.noteOutage(c.Refresh(rctx))
 			cancel()
+		case <-purge.C:
+			c.purgeRevoked(ctx)
 		case <-flush.C:
 			fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			c.flushUses(fctx, flushed)
@@ -339,7 +360,7 @@ func (c *Cache) SetPlans(ctx context.Context, plans map[string]Plan, staticPlan 
 	var recs []Record
 	if c.store != nil {
 		var err error
-		if recs, err = c.store.List(ctx); err != nil {
+		if recs, err = c.store.ListActive(ctx); err != nil {
 			return fmt.Errorf("key store %s: %w", c.store.Describe(), err)
 		}
 	}

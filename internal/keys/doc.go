@@ -5,7 +5,9 @@
 // It owns: the Key and its security settings (secret, allowlists), plans,
 // the persistent stores (SQLite by default, PostgreSQL for fleets) with
 // their versioned schema, the in-memory Cache that serves lookups and
-// follows store changes, and the Manager that creates, updates and revokes
+// follows store changes (by the change log: only the changed keys are
+// read, cache_follow.go, changes_store.go), the bounds on revoked keys
+// (an account's are capped and purged after a retention), and the Manager that creates, updates and revokes
 // keys for the CLI and the admin API (and applies each change to this
 // process's Cache at once: Manager.Changed).
 //

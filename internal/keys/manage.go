@@ -185,7 +185,10 @@ func (m *Manager) Update(ctx context.Context, id string, p Patch) (Updated, erro
 // Revoke disables a key for good. Revoking a revoked key is not an error.
 func (m *Manager) Revoke(ctx context.Context, id string) (Record, error) {
 	r, err := m.Store.Modify(ctx, id, func(r *Record) error {
-		r.Status = StatusRevoked
+		if r.Status != StatusRevoked {
+			at := m.now().Truncate(time.Millisecond)
+			r.Status, r.RevokedAt = StatusRevoked, &at
+		}
 		return nil
 	})
 	if err == nil {

@@ -50,6 +50,7 @@ var migrations = [][]string{
 	3: accountsSchema,  // schema_accounts.go
 	4: plansSchema,     // schema_plans.go
 	5: dashboardSchema, // schema_dashboard.go
+	6: changesSchema,   // schema_changes.go
 }
 
 // SchemaVersion is the schema this nodegate writes.

@@ -17,7 +17,11 @@ type Record struct {
 	// used. Uses reach the store a few seconds late (they are batched).
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at"`
-	Security   Security   `json:"security"`
+	// RevokedAt is when the key was revoked (UTC), nil for a live key or
+	// one revoked before schema version 6. An account's revoked keys are
+	// purged after RevokedRetention, and beyond MaxRevokedPerAccount.
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	Security  Security   `json:"security"`
 	// RatePerSecond and DailyCredits override the plan's limits for this
 	// key; 0 keeps the plan's. The lower of plan and override applies.
 	RatePerSecond float64 `json:"rate_per_second"`

@@ -47,7 +47,7 @@ type storedSettings struct {
 	DailyCredits             int64    `json:"daily_credits,omitempty"`
 }
 
-const keyColumns = "id, hash, name, plan, networks, status, created_at, last_used_at, settings, account_id"
+const keyColumns = "id, hash, name, plan, networks, status, created_at, last_used_at, settings, account_id, revoked_at"
 
 // q rewrites ? placeholders for the dialect.
 func (s *sqlStore) q(query string) string {
@@ -91,7 +91,7 @@ func (s *sqlStore) insert(ctx context.Context, r Record, max int) error {
 		return err
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := s.bump(ctx, tx); err != nil {
+		if err := s.bumpFor(ctx, tx, r.ID); err != nil {
 			return err
 		}
 		if max > 0 {
@@ -103,7 +103,7 @@ func (s *sqlStore) insert(ctx context.Context, r Record, max int) error {
 				return fmt.Errorf("%w (%d)", ErrTooManyKeys, max)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO nodegate_keys ("+keyColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO nodegate_keys ("+keyColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), args...); err != nil {
 			return fmt.Errorf("insert key %s: %w", r.ID, err)
 		}
 		return nil
@@ -131,21 +131,33 @@ func (s *sqlStore) Modify(ctx context.Context, id string, fn func(*Record) error
 		} else if err != nil {
 			return err
 		}
+		was := r.Status
 		if err := fn(&r); err != nil {
 			return err
 		}
 		r.ID = id // the id and hash are the key's identity; fn cannot move them
+		revoking := was != StatusRevoked && r.Status == StatusRevoked
+		if revoking && r.RevokedAt == nil {
+			now := time.Now().UTC().Truncate(time.Millisecond)
+			r.RevokedAt = &now
+		}
 		args, err := recordArgs(&r)
 		if err != nil {
 			return err
 		}
 		// args[0] is the id and args[1] the hash, args[9] the owner: none of
 		// them moves. Update the rest.
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE nodegate_keys SET name = ?, plan = ?, networks = ?, status = ?, created_at = ?, last_used_at = ?, settings = ? WHERE id = ?"), append(args[2:9], id)...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q("UPDATE nodegate_keys SET name = ?, plan = ?, networks = ?, status = ?, created_at = ?, last_used_at = ?, settings = ?, revoked_at = ? WHERE id = ?"), append(args[2:9], args[10], id)...); err != nil {
 			return fmt.Errorf("update key %s: %w", id, err)
 		}
 		out = r
-		return s.bump(ctx, tx)
+		if err := s.bumpFor(ctx, tx, id); err != nil {
+			return err
+		}
+		if revoking && r.Account != "" {
+			return s.purgeAccountRevoked(ctx, tx, r.Account, *r.RevokedAt)
+		}
+		return nil
 	})
 	return out, err
 }
@@ -226,11 +238,14 @@ func recordArgs(r *Record) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode settings: %w", err)
 	}
-	var lastUsed int64
+	var lastUsed, revoked int64
 	if r.LastUsedAt != nil {
 		lastUsed = r.LastUsedAt.UnixMilli()
 	}
-	return []any{r.ID, hex.EncodeToString(r.Hash[:]), r.Name, r.Plan, string(nets), string(r.Status), r.CreatedAt.UnixMilli(), lastUsed, string(settings), r.Account}, nil
+	if r.RevokedAt != nil {
+		revoked = r.RevokedAt.UnixMilli()
+	}
+	return []any{r.ID, hex.EncodeToString(r.Hash[:]), r.Name, r.Plan, string(nets), string(r.Status), r.CreatedAt.UnixMilli(), lastUsed, string(settings), r.Account, revoked}, nil
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -240,8 +255,9 @@ func scanRecord(sc scanner) (Record, error) {
 		r                   Record
 		hash, nets, st, sts string
 		created, lastUsed   int64
+		revoked             int64
 	)
-	if err := sc.Scan(&r.ID, &hash, &r.Name, &r.Plan, &nets, &sts, &created, &lastUsed, &st, &r.Account); err != nil {
+	if err := sc.Scan(&r.ID, &hash, &r.Name, &r.Plan, &nets, &sts, &created, &lastUsed, &st, &r.Account, &revoked); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return r, err
 		}
@@ -265,6 +281,10 @@ func scanRecord(sc scanner) (Record, error) {
 	if lastUsed > 0 {
 		t := time.UnixMilli(lastUsed).UTC()
 		r.LastUsedAt = &t
+	}
+	if revoked > 0 {
+		t := time.UnixMilli(revoked).UTC()
+		r.RevokedAt = &t
 	}
 	r.Security = Security{
 		SecretRequired:           settings.SecretRequired,

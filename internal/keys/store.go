@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"time"
 )
 
 // Store keeps key records. Every change bumps a change counter (Version)
-// in the same transaction, which is how every replica's Cache notices it.
+// in the same transaction, which is how every replica's Cache notices it,
+// and logs which key it changed under the counter's value, so that the
+// Cache reloads only that key (ChangedSince, GetMany).
 // Implementations: SQLite (sqlite.go) and PostgreSQL (postgres.go), sharing
 // the SQL of sqlstore.go.
 type Store interface {
@@ -27,6 +30,17 @@ type Store interface {
 	Modify(ctx context.Context, id string, fn func(*Record) error) (Record, error)
 	// Version is the change counter: it grows with every Insert and Modify.
 	Version(ctx context.Context) (int64, error)
+	// ChangedSince returns the ids of the keys changed after change number
+	// after up to upTo, and whether the log accounts for every change in
+	// between (when not, the caller reloads every live key: ListActive).
+	ChangedSince(ctx context.Context, after, upTo int64) (ids []string, complete bool, err error)
+	// ListActive returns the active records only.
+	ListActive(ctx context.Context) ([]Record, error)
+	// GetMany returns the records of those ids that exist.
+	GetMany(ctx context.Context, ids []string) ([]Record, error)
+	// PurgeRevoked deletes the accounts' keys revoked longer than
+	// RevokedRetention before now, reporting how many.
+	PurgeRevoked(ctx context.Context, now time.Time) (int64, error)
 	// RecordUse stores last-used times (unix seconds by id). It does not
 	// bump the change counter: uses are not changes.
 	RecordUse(ctx context.Context, used map[string]int64) error

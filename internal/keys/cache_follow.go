@@ -1,0 +1,80 @@
+package keys
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"sync/atomic"
+	"time"
+)
+
+// purgeEvery is how often a Cache purges the accounts' keys revoked longer
+// than RevokedRetention (every replica does; the delete is idempotent).
+const purgeEvery = time.Hour
+
+// followChanges brings the snapshot to change number v by reloading only
+// the keys the store's change log names. done is false when the log does
+// not account for every change since the snapshot's (the caller reloads
+// every live key then).
+func (c *Cache) followChanges(ctx context.Context, v int64) (done bool, err error) {
+	ids, complete, err := c.store.ChangedSince(ctx, c.version, v)
+	if err != nil || !complete {
+		return false, err
+	}
+	recs, err := c.store.GetMany(ctx, ids)
+	if err != nil {
+		return false, err
+	}
+	c.publishChanged(ids, recs)
+	return true, nil
+}
+
+// publishChanged swaps in a snapshot where the keys ids are as recs say:
+// the active ones (re)compiled, the others (revoked, suspended, deleted)
+// gone. Its cost is a copy of the active keys' maps, not a read of the
+// store's keys.
+func (c *Cache) publishChanged(ids []string, recs []Record) {
+	old := c.snap.Load()
+	s := &snapshot{byHash: maps.Clone(old.byHash), byID: maps.Clone(old.byID), replaced: make(chan struct{})}
+	carried := map[string]*Key{} // last-used counters go on by id
+	for _, id := range ids {
+		if prev, ok := s.byID[id]; ok && !prev.Static {
+			carried[id] = prev
+			delete(s.byID, id)
+			delete(s.byHash, prev.hash)
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Status != StatusActive {
+			continue
+		}
+		plan, ok := c.plans[r.Plan]
+		if !ok {
+			slog.Warn("key refused: its plan is not configured", "key_id", r.ID, "plan", r.Plan)
+			continue
+		}
+		var used *atomic.Int64
+		if prev := carried[r.ID]; prev != nil {
+			used = prev.lastUsed
+		}
+		k := r.compile(plan, used)
+		s.byHash[k.hash], s.byID[k.ID] = k, k
+	}
+	c.snap.Store(s)
+	close(old.replaced)
+}
+
+// purgeRevoked runs the store's purge of long-revoked keys; a failure is
+// retried at the next turn.
+func (c *Cache) purgeRevoked(ctx context.Context) {
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n, err := c.store.PurgeRevoked(pctx, time.Now())
+	switch {
+	case err != nil:
+		slog.Debug("key store: revoked keys not purged yet", "err", err)
+	case n > 0:
+		slog.Info("keys: purged revoked keys past their retention", "purged", n, "retention", RevokedRetention)
+	}
+}

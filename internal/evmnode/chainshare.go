@@ -67,7 +67,7 @@ func (s *chainShares) giveBack(account string, n int64) {
 	}
 }
 
-// charged is what account's writes have been charged.
+// chargedTo is what account's writes have been charged.
 func (s *chainShares) chargedTo(account string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -4,6 +4,10 @@
 // subscriptions (max_subscriptions), its keyed client connections
 // (max_connections, HTTP and WebSocket together: connections.go) and its execution turns (its share of
 // this process's CPUs for the methods that run code on the embedded node).
+// It also defines what an account is (account.go: Account), the one
+// notion every share between accounts uses (the execution turns, the
+// embedded chain's bytes), and carries a call's account in its context
+// (WithCaller, AccountOf) to the components reached through a context only.
 //
 // One Keys value is made per process (internal/service) and given to every
 // ingress server (one per client listener and per reload generation) and

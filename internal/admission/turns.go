@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -27,7 +26,7 @@ func (a *Keys) Turn(ctx context.Context, key *keys.Key, remote string) (release 
 	if a.exec == nil {
 		return nothing, nil
 	}
-	account := executionAccount(key, remote)
+	account := Account(key, remote)
 	w, started, full := a.exec.take(account)
 	switch {
 	case started:
@@ -59,21 +58,6 @@ func (a *Keys) releaseOf(account string) func() {
 			a.exec.release(account)
 		}
 	}
-}
-
-// executionAccount is who a call's execution turns are counted for: the
-// key's account, else the key, else the client's address.
-func executionAccount(key *keys.Key, remote string) string {
-	switch {
-	case key != nil && key.Account != "":
-		return "account:" + key.Account
-	case key != nil:
-		return "key:" + key.ID
-	}
-	if host, _, err := net.SplitHostPort(remote); err == nil {
-		remote = host
-	}
-	return "address:" + remote
 }
 
 // callTimeoutOf is the call_timeout a call of key runs within.

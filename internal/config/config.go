@@ -108,6 +108,12 @@ type Node struct {
 	// the node takes no more transactions (docs/limits.md). 0 means
 	// 64 MiB; -1, no bound.
 	MaxChainBytes int64 `yaml:"max_chain_bytes"`
+	// MaxChainBytesPerAccount is each account's share of MaxChainBytes (a
+	// dashboard account, an operator key, a keyless client's address):
+	// past it that account's transactions are refused while the others'
+	// go on (docs/limits.md). 0 means an eighth of MaxChainBytes; -1, no
+	// share.
+	MaxChainBytesPerAccount int64 `yaml:"max_chain_bytes_per_account"`
 }
 
 // Defaults are the embedded default's settings.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/nodegate/nodegate/internal/admission"
 )
 
 // Do sends a raw JSON-RPC body (one request or a batch) to the node in
@@ -16,10 +18,11 @@ import (
 // times its answer's size while it runs). A body waits for its turn
 // within ctx; ctx's end also stops a running eth_call or eth_estimateGas
 // (go-ethereum cancels the EVM). A chain past its budget takes no more
-// transactions (chainbudget.go).
+// transactions, nor an account past its share of it (chainshare.go: the
+// account is the one ctx's call is counted for, admission.AccountOf).
 func (n *Node) Do(ctx context.Context, body []byte) ([]byte, error) {
 	serve := func(b []byte) ([]byte, error) { return n.do(ctx, b) }
-	if out, ok, err := n.budgetWrites(body, serve); ok {
+	if out, ok, err := n.budgetWrites(admission.AccountOf(ctx), body, serve); ok {
 		return out, err
 	}
 	return serve(body)

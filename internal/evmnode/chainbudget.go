@@ -135,8 +135,8 @@ var sendMethod = []byte(`"eth_sendRawTransaction`)
 // -32005 when they do not fit; the other calls of a batch that holds a
 // write are served one by one. ok is false when body sends no transaction
 // (or there is no budget) and is to be served as it is.
-func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (out []byte, ok bool, err error) {
-	if n.size.max <= 0 || !bytes.Contains(body, sendMethod) {
+func (n *Node) budgetWrites(account string, body []byte, serve func([]byte) ([]byte, error)) (out []byte, ok bool, err error) {
+	if (n.size.max <= 0 && n.shares.max <= 0) || !bytes.Contains(body, sendMethod) {
 		return nil, false, nil
 	}
 	if !jsonrpc.IsBatch(body) {
@@ -144,7 +144,7 @@ func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 		if !ok {
 			return nil, false, nil
 		}
-		out, err = n.budgetWrite(nil, body, w, serve)
+		out, err = n.budgetWrite(nil, account, body, w, serve)
 		return out, true, err
 	}
 	buf := []byte{'['}
@@ -153,7 +153,7 @@ func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 			buf = append(buf, ',')
 		}
 		if w, ok := writeOf(elem); ok {
-			buf, err = n.budgetWrite(buf, elem, w, serve)
+			buf, err = n.budgetWrite(buf, account, elem, w, serve)
 			return err == nil
 		}
 		var answer []byte
@@ -172,17 +172,24 @@ func (n *Node) budgetWrites(body []byte, serve func([]byte) ([]byte, error)) (ou
 	return append(buf, ']'), true, nil
 }
 
-// budgetWrite appends the answer to one write, w of req: refused when
-// its transaction does not fit, else served, its reservation given back
-// unless the node took the transaction.
-func (n *Node) budgetWrite(buf, req []byte, w write, serve func([]byte) ([]byte, error)) ([]byte, error) {
-	need := txBytes(w.size)
+// budgetWrite appends the answer to one write of account, w of req:
+// refused when its charge passes the account's share (chainshare.go) or
+// its transaction does not fit the chain's budget, else served, its
+// reservation and charge given back unless the node took the transaction.
+func (n *Node) budgetWrite(buf []byte, account string, req []byte, w write, serve func([]byte) ([]byte, error)) ([]byte, error) {
+	charge := writeCharge(w.raw)
+	if !n.shares.take(account, charge) {
+		return n.shareUsed(buf, w.id, account), nil
+	}
+	need := txBytes(int64(len(w.raw) / 2))
 	if !n.size.reserve(need) {
+		n.shares.giveBack(account, charge)
 		return n.chainFull(buf, w.id), nil
 	}
 	answer, err := serve(req)
 	if err != nil || !bytes.Contains(answer, []byte(`"result"`)) {
 		n.size.release(need)
+		n.shares.giveBack(account, charge)
 	}
 	if err != nil {
 		return nil, err
@@ -191,11 +198,11 @@ func (n *Node) budgetWrite(buf, req []byte, w write, serve func([]byte) ([]byte,
 }
 
 // write is one request that sends a transaction: its id, and the
-// transaction's size in bytes (its hex parameter's length halved; 0 when
-// the parameter is not a string, which the node refuses).
+// transaction in hex without its 0x (empty when the parameter is not a
+// string, which the node refuses).
 type write struct {
-	id   json.RawMessage
-	size int64
+	id  json.RawMessage
+	raw []byte
 }
 
 // writeOf reads req once: whether it sends a transaction, and what of it
@@ -211,7 +218,7 @@ func writeOf(req []byte) (w write, ok bool) {
 	}
 	w.id = r.ID
 	if tx := jsonrpc.Element(r.Params, 0); len(tx) >= 2 && tx[0] == '"' {
-		w.size = int64(len(bytes.TrimPrefix(tx[1:len(tx)-1], []byte("0x"))) / 2)
+		w.raw = bytes.TrimPrefix(tx[1:len(tx)-1], []byte("0x"))
 	}
 	return w, true
 }
@@ -222,4 +229,13 @@ func (n *Node) chainFull(buf []byte, id json.RawMessage) []byte {
 		"the embedded node's chain is full (%d MiB of blocks, node.max_chain_bytes %d MiB): it takes no more transactions; restart nodegate for a new dev chain, or raise node.max_chain_bytes",
 		(n.size.used.Load()+n.size.reserved.Load())>>20, n.size.max>>20))
 	return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(full))
+}
+
+// shareUsed appends the answer to the write with id of an account whose
+// writes have used its share of the chain.
+func (n *Node) shareUsed(buf []byte, id json.RawMessage, account string) []byte {
+	used := jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
+		"this API key's account has used its share of the embedded node's chain (%d KiB of node.max_chain_bytes_per_account %d KiB, of node.max_chain_bytes %d MiB for every account): it takes no more of its transactions, while other accounts' go on; restart nodegate for a new dev chain, or raise node.max_chain_bytes_per_account",
+		n.shares.chargedTo(account)>>10, n.shares.max>>10, n.size.max>>20))
+	return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(used))
 }

@@ -33,6 +33,11 @@ type Config struct {
 	// (chainbudget.go); past it Node.Do refuses transactions. 0 means
 	// DefaultMaxChainBytes; negative, no bound.
 	MaxChainBytes int64
+	// MaxChainBytesPerAccount is each account's share of it
+	// (chainshare.go): past it Node.Do refuses that account's
+	// transactions only. 0 means MaxChainBytes / DefaultShareDivisor;
+	// negative, no share.
+	MaxChainBytesPerAccount int64
 }
 
 // DefaultMaxConcurrent is Node.Do's bound: twice the CPUs Go uses, and at

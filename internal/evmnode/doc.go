@@ -4,8 +4,11 @@
 // node's JSON-RPC server as raw bytes in, raw bytes out, and can also serve
 // it over plain HTTP/WebSocket for `nodegate node`. Node.Do serves a bounded
 // number of calls at once (call.go), and the node's eth_call time limit is
-// configurable (Config.CallTimeout).
+// configurable (Config.CallTimeout). Its writes are bounded by the chain's
+// byte budget (chainbudget.go) and each account's share of it
+// (chainshare.go).
 //
 // It owns the node's lifecycle only; it knows nothing about keys, plans or
-// the gateway pipeline.
+// the gateway pipeline: the account a write is charged to is an opaque
+// name its context carries (admission.AccountOf).
 package evmnode

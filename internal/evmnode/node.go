@@ -33,6 +33,7 @@ type Node struct {
 	gasCap   uint64
 	slots    chan struct{} // see Do
 	size     chainSize     // see chainbudget.go
+	shares   chainShares   // see chainshare.go
 	stopSize chan struct{}
 }
 
@@ -52,6 +53,12 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.size.max = DefaultMaxChainBytes
 	case cfg.MaxChainBytes > 0:
 		n.size.max = cfg.MaxChainBytes
+	}
+	switch {
+	case cfg.MaxChainBytesPerAccount == 0 && n.size.max > 0:
+		n.shares.max = n.size.max / DefaultShareDivisor
+	case cfg.MaxChainBytesPerAccount > 0:
+		n.shares.max = cfg.MaxChainBytesPerAccount
 	}
 	genesis, err := n.genesis(cfg)
 	if err != nil {

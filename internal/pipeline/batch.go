@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -43,9 +44,13 @@ const initialWindow = 2
 // so far (at least one call, at most the parallelism). So a batch holds
 // only a few answers in memory, never all of them.
 func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call, lim BatchLimits, emit Emit) {
-	switch len(calls) {
-	case 0:
+	if len(calls) == 0 {
 		return
+	}
+	// A batch's calls are one client's: its context carries the first
+	// (admission.WithCaller), for the upstream batches (collect.go) too.
+	ctx = admission.WithCaller(ctx, calls[0])
+	switch len(calls) {
 	case 1:
 		r := p.handler(ctx, calls[0])
 		if lim.MaxAnswerBytes > 0 && r.Size() > lim.MaxAnswerBytes {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -79,6 +80,10 @@ func (c *Call) Sub(params json.RawMessage) *Call {
 	return &Call{Req: req, Key: c.Key, Network: c.Network, Rule: c.Rule, Parsed: c.Parsed,
 		Client: c.Client, Session: c.Session, Pos: c.Pos, rec: c.record()}
 }
+
+// Account is who the call is counted for where the process shares a thing
+// between accounts (admission.Account): it makes c an admission.Caller.
+func (c *Call) Account() string { return admission.Account(c.Key, c.Client.Remote) }
 
 // leaveBatch takes the call out of its client batch once the batch has
 // answered it: a stage that sends it again (the gas cap's resend within

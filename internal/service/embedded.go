@@ -20,7 +20,8 @@ func (s *Service) embedded(cfg config.Config) family.Embedded {
 		Node: func(ctx context.Context) (*evmnode.Node, error) {
 			if s.Node == nil {
 				n, err := evmnode.Start(ctx, evmnode.Config{ChainDir: cfg.Node.ChainDir, BlockTime: cfg.Node.BlockTime, MaxChainBytes: cfg.Node.MaxChainBytes,
-					GasCapFactor: limitsOf(cfg.Limits).MaxGasCapFactor(cfg.PlanSet()), CallTimeout: s.longestCallTimeout()})
+					MaxChainBytesPerAccount: cfg.Node.MaxChainBytesPerAccount,
+					GasCapFactor:            limitsOf(cfg.Limits).MaxGasCapFactor(cfg.PlanSet()), CallTimeout: s.longestCallTimeout()})
 				if err != nil {
 					return nil, err
 				}

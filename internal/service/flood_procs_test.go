@@ -150,11 +150,11 @@ networks:
 // TestDevChainFloodMemory is issue 19's dev-chain flood against a
 // `nodegate serve` process: two loops of eth_sendRawTransaction with
 // 120 KB of calldata each, from one key. Past node.max_chain_bytes (here
-// 16 MiB) every transaction answers -32005 while reads go on; the
+// 16 MiB, without a share per account) every transaction answers -32005 while reads go on; the
 // process's RSS is logged before and after.
 func TestDevChainFloodMemory(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "no_starknet: true\nnode: { max_chain_bytes: 16777216 }\n")
+	cfg := writeConfig(t, dir, "no_starknet: true\nnode: { max_chain_bytes: 16777216, max_chain_bytes_per_account: -1 }\n")
 	p := startServe(t, nil, "--config", cfg, "--listen", "127.0.0.1:0", "--admin-listen", "", "--data-dir", dir)
 	url := p.url + "/v3/" + p.key
 	before := procRSSMB(t, p.cmd.Process.Pid)

@@ -8,7 +8,8 @@
 //
 // The Pool owns its members' health, heads and finalized numbers (head.go:
 // pushed by members that can, polled, and raised by answers that prove a
-// block), the chain its members serve — chain id and genesis hash, learned
+// mined block — the rule of what proves one is proof.go), the answer to a
+// block far beyond every head (future.go), the chain its members serve — chain id and genesis hash, learned
 // with the finalized numbers (chain.go) — the head block's gas limit
 // (gaslimit.go), the one retry loop of
 // calls (pool.go, batch.go) with what it knows of each method — the block a

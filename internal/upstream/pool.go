@@ -386,6 +386,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		tried = make([]bool, len(p.members))
 	}
 	ref := k.blockOf(c.Params)
+	future := p.beyondHeads(ref) // future.go: one attempt, its answer is the answer
 	var (
 		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
@@ -395,7 +396,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		waitUntil  time.Time
 	)
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
-		m := p.choose(ctx, tried, ref, above, above == 0, &waitUntil, budget)
+		m := p.choose(ctx, tried, ref, above, above == 0 && !future, &waitUntil, budget)
 		if m == nil {
 			break
 		}
@@ -403,7 +404,10 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
-			p.learn(m, k, resp)
+			p.learn(m, k, c.Params, resp)
+			if future {
+				return raw, resp, m.Name(), nil
+			}
 			if c.Idempotent && IsNodeFaultAnswer(resp.Err) {
 				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
 				continue // perhaps a lagging node: ask another one at the head

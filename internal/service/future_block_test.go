@@ -98,16 +98,22 @@ func nodeAnswer(url, body string) ([]byte, error) {
 	return out, err
 }
 
-var attemptCount = regexp.MustCompile(`(?m)^nodegate_upstream_request_duration_seconds_count\{network="mainnet",upstream="[^"]+"\} (\d+)$`)
+var attemptCount = regexp.MustCompile(`(?m)^nodegate_upstream_request_duration_seconds_count\{network="([^"]+)",upstream="[^"]+"\} (\d+)$`)
 
 // attempts is how many attempts the mainnet pool made on its members.
-func attempts(t *testing.T, s *Service) int {
+func attempts(t *testing.T, s *Service) int { return attemptsOn(t, s, "mainnet") }
+
+// attemptsOn is how many attempts network's pool made on its members.
+func attemptsOn(t *testing.T, s *Service, network string) int {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	s.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	n := 0
 	for _, m := range attemptCount.FindAllStringSubmatch(rec.Body.String(), -1) {
-		v, _ := strconv.Atoi(m[1])
+		if m[1] != network {
+			continue
+		}
+		v, _ := strconv.Atoi(m[2])
 		n += v
 	}
 	return n

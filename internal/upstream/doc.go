@@ -14,7 +14,8 @@
 // (gaslimit.go), the one retry loop of
 // calls (pool.go, batch.go) with what it knows of each method — the block a
 // call names, a lagging member's answer, what an answer proves (need.go) —
-// the sending of signed transactions to every member (broadcast.go), and
+// the sending of signed transactions to every member (broadcast.go), once
+// decoded and checked (rawtx.go), and
 // which member push subscriptions should run on (follow.go). What is subscribed and delivered to clients belongs to
 // internal/subs.
 //

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -376,6 +377,12 @@ func (p *Pool) Do(ctx context.Context, body []byte) ([]byte, error) {
 // It returns the raw answer and its decoding.
 func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
 	k := kindOf(c.Method)
+	if k.write {
+		if refused := p.checkRawTx(c.Params); refused != nil { // rawtx.go: never sent anywhere
+			resp := &jsonrpc.Response{Err: refused}
+			return jsonrpc.AppendResponse(nil, json.RawMessage("1"), resp), resp, "", nil
+		}
+	}
 	if k.write && !c.Idempotent && !p.cfg.NoBroadcast && len(p.members) > 1 {
 		return p.broadcast(ctx, c)
 	}

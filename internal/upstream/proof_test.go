@@ -93,3 +93,15 @@ func FuzzProvenHeadOf(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCheckRawTx(f *testing.F) {
+	for _, s := range []string{`["0x02"]`, `["0xf86c"]`, `["zz"]`, `[]`, `["0x` + "ff" + `"]`, `[1]`} {
+		f.Add(s)
+	}
+	p := NewPool("fuzz", PoolConfig{})
+	f.Fuzz(func(t *testing.T, params string) {
+		if e := p.checkRawTx(json.RawMessage(params)); e != nil && e.Code != jsonrpc.CodeInvalidParams && e.Code != jsonrpc.CodeServerError {
+			t.Fatalf("code %d", e.Code)
+		}
+	})
+}

@@ -26,10 +26,17 @@ const meterBatch = 8
 // from request to request.
 var meterCopies = sync.Pool{New: func() any { return new([]ratelimit.Call) }}
 
-// Admit prices and admits calls (Metering).
+// Admit prices and admits calls (Metering). A call the key's allowlists
+// refuse (pipeline.RefusedByKey) costs nothing, like every refusal made
+// before a node ran (docs/ratelimit.md).
 func (r RateMeter) Admit(ctx context.Context, key *keys.Key, n *pipeline.Network, calls []*pipeline.Call, invalid int) *jsonrpc.Error {
 	var buf [meterBatch]ratelimit.Call
 	priced, pooled := meterCalls(buf[:0], calls)
+	if key != nil {
+		for i, c := range calls {
+			priced[i].Refused = pipeline.RefusedByKey(c) // not charged: no node runs it
+		}
+	}
 	refused := r.Meter.Admit(ctx, key, meterNetwork(n), priced, invalid)
 	for i, c := range calls {
 		c.SetCredits(priced[i].Credits)

@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -102,5 +103,47 @@ func TestMeterCopiesReused(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Fatalf("%.1f allocations per request of 100 calls, want none", allocs)
+	}
+}
+
+// TestAllowlistRefusalsNotCharged: a call the key's method or contract
+// allowlist refuses is refused before any node runs it, and costs nothing
+// (as an origin refusal costs nothing); an allowed call is charged.
+func TestAllowlistRefusalsNotCharged(t *testing.T) {
+	f := newFixture(t)
+	const allowed = "0x00000000000000000000000000000000000000aa"
+	created := f.key(t, keys.CreateParams{Settings: keys.Patch{
+		AllowedMethods:   &[]string{"eth_call", "eth_chainId"},
+		AllowedContracts: &[]string{allowed},
+	}})
+	k, ok := f.cache.Lookup(created.Key)
+	if !ok {
+		t.Fatal("key not found")
+	}
+	n := &pipeline.Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM)}
+	lim, err := ratelimit.New(ratelimit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := RateMeter{Meter: &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil)}}
+	cases := []struct {
+		name, method, params string
+		want                 int64
+	}{
+		{"method not allowed", "eth_getLogs", `[{"address":"` + allowed + `"}]`, 0},
+		{"contract not allowed", "eth_call", `[{"to":"0x00000000000000000000000000000000000000bb"},"latest"]`, 0},
+		{"allowed contract", "eth_call", `[{"to":"` + allowed + `"},"latest"]`, 80},
+		{"allowed method naming no contract", "eth_chainId", `[]`, 5},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &pipeline.Call{Req: jsonrpc.Request{Method: tc.method, Params: json.RawMessage(tc.params)}, Key: k, Network: n}
+			if e := m.Admit(context.Background(), k, n, []*pipeline.Call{c}, 0); e != nil {
+				t.Fatalf("refused: %v", e)
+			}
+			if c.Credits() != tc.want {
+				t.Fatalf("%d credits, want %d", c.Credits(), tc.want)
+			}
+		})
 	}
 }

@@ -19,18 +19,55 @@ import (
 // batch that is its own entry and the batch stays HTTP 200.
 func allowKeys(next Handler) Handler {
 	return func(ctx context.Context, c *Call) *jsonrpc.Response {
-		if k := c.Key; k != nil {
-			if !k.AllowsNetwork(c.Network.Name) {
-				return jsonrpc.ErrorResponse(jsonrpc.ErrForbidden())
-			}
-			if !c.Client.BypassAllowlists {
-				if !k.AllowsMethod(c.Req.Method) || (k.RestrictsContracts() && !contractsAllowed(c)) {
-					return jsonrpc.ErrorResponse(jsonrpc.ErrForbidden())
-				}
-			}
+		if keyRefuses(c) {
+			return jsonrpc.ErrorResponse(jsonrpc.ErrForbidden())
 		}
 		return next(ctx, c)
 	}
+}
+
+// keyRefuses is THE rule of allowKeys: c's key does not allow its network,
+// or (unless a correct secret lifted them) its method or a contract it
+// names. c.Rule and c.Parsed are the rules stage's.
+func keyRefuses(c *Call) bool {
+	k := c.Key
+	switch {
+	case k == nil:
+		return false
+	case !k.AllowsNetwork(c.Network.Name):
+		return true
+	case c.Client.BypassAllowlists:
+		return false
+	}
+	return !k.AllowsMethod(c.Req.Method) || (k.RestrictsContracts() && !contractsAllowed(c))
+}
+
+// RefusedByKey reports, before the call runs, whether allowKeys will
+// refuse c (the metering charges no credits for it). A call the rules
+// stage refuses first (an unknown method, bad params) is not reported.
+func RefusedByKey(c *Call) bool {
+	k := c.Key
+	if k == nil || c.Network == nil {
+		return false
+	}
+	if !k.AllowsNetwork(c.Network.Name) || (!c.Client.BypassAllowlists && !k.AllowsMethod(c.Req.Method)) {
+		return true
+	}
+	if c.Client.BypassAllowlists || !k.RestrictsContracts() {
+		return false
+	}
+	rule, err := c.Network.Methods.Lookup(c.Req.Method)
+	if err != nil {
+		return false
+	}
+	parsed, err := rule.Check(c.Req.Params)
+	if err != nil {
+		return false
+	}
+	params, _ := rule.WithDefaults(c.Req.Params, parsed)
+	probe := Call{Req: c.Req, Key: k, Network: c.Network, Rule: rule, Parsed: parsed, Client: c.Client}
+	probe.Req.Params = params
+	return keyRefuses(&probe)
 }
 
 // contractsAllowed checks every contract address the call names. A call

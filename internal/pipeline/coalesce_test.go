@@ -3,11 +3,15 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -31,6 +35,7 @@ func gatedNetwork(release <-chan struct{}, hits *sync.Map, total *atomic.Int64) 
 // call and each gets the answer; different params, and writes, are not
 // shared.
 func TestCoalescing(t *testing.T) {
+	write := wellFormedRawTx(t) // every write sends the same bytes
 	cases := []struct {
 		name      string
 		calls     func(i int) (method, params string)
@@ -42,7 +47,7 @@ func TestCoalescing(t *testing.T) {
 		{"two distinct reads", func(i int) (string, string) {
 			return "eth_getBalance", fmt.Sprintf(`["0x00000000000000000000000000000000000000a%d","latest"]`, i%2)
 		}, 2},
-		{"writes", func(int) (string, string) { return "eth_sendRawTransaction", `["0x01"]` }, 20},
+		{"writes", func(int) (string, string) { return "eth_sendRawTransaction", `["` + write + `"]` }, 20},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,4 +81,20 @@ func TestCoalescing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wellFormedRawTx is a signed transaction (unprotected: any chain's) that
+// passes the pool's check before sending (a write whose bytes are not a
+// transaction never reaches a node).
+func wellFormedRawTx(t *testing.T) string {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(k, types.HomesteadSigner{}, &types.LegacyTx{Gas: 21000, GasPrice: big.NewInt(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	return hexutil.Encode(raw)
 }

@@ -49,6 +49,9 @@ type Network struct {
 type Call struct {
 	Method  string
 	Credits int64
+	// Refused: the call is refused before any node runs it (the key's
+	// network, method or contract allowlists): it costs nothing.
+	Refused bool
 }
 
 // Method names of usage records that are not a call's method: entries of
@@ -66,7 +69,7 @@ const (
 	msgDaily = "daily request count exceeded, request rate limited"
 )
 
-// Admit prices calls (setting each call's Credits) and the request's
+// Admit prices calls (setting each call's Credits; a Refused call's is 0) and the request's
 // invalid entries (the cheapest method's credits each: a request of junk
 // is not free), and spends the sum for key. A refusal is the whole
 // request's answer (HTTP 429, id null).
@@ -74,6 +77,10 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 	var total int64
 	for i := range calls {
 		c := &calls[i]
+		if c.Refused {
+			c.Credits = 0
+			continue
+		}
 		c.Credits = m.Costs.Of(n.Methods, c.Method)
 		total += c.Credits
 	}

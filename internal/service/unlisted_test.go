@@ -91,7 +91,7 @@ func TestUnlistedMethodsSentOnce(t *testing.T) {
 		p := newWatchingProxy(t, node.url(), conditional, 0)
 		gw := batchService(t, config.Upstream{Name: "a", URL: p.srv.URL})
 		body := `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]},` +
-			`{"jsonrpc":"2.0","id":2,"method":"` + conditional + `","params":["0x00",{}]},` +
+			`{"jsonrpc":"2.0","id":2,"method":"` + conditional + `","params":["` + unfundedRawTx() + `",{}]},` +
 			`{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber","params":[]}]`
 		if got := postBatch(t, gw, body); len(got) != 3 {
 			t.Fatalf("%d answers", len(got))

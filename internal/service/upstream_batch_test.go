@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -13,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
@@ -93,6 +97,19 @@ type batchCase struct {
 	forwarded          bool // reaches the node (else refused at the gateway)
 }
 
+// unfundedRawTx is a well-formed signed transaction (unprotected, so any
+// chain's) from an account that holds nothing: checked and sent on, it is
+// refused by the node, never mined.
+func unfundedRawTx() string {
+	key, _ := crypto.ToECDSA(bytes.Repeat([]byte{0x42}, 32))
+	tx, err := types.SignNewTx(key, types.HomesteadSigner{}, &types.LegacyTx{Gas: 21000, GasPrice: big.NewInt(1)})
+	if err != nil {
+		panic(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	return hexutil.Encode(raw)
+}
+
 // testBatch has 16 calls: as many as a batch runs at once, so that all of
 // them reach the route together.
 func testBatch() []batchCase {
@@ -108,7 +125,7 @@ func testBatch() []batchCase {
 		batchCase{`0`, "eth_getBalance", `["0x0000000000000000000000000000000000000000","0x1"]`, true},
 		batchCase{`"bad-params"`, "eth_getTransactionByHash", `["0x12"]`, false},
 		batchCase{`"refused"`, "eth_sendTransaction", `[{}]`, false},
-		batchCase{`"write"`, "eth_sendRawTransaction", `["0x1234"]`, true}, // a write: sent alone, answered with the node's error
+		batchCase{`"write"`, "eth_sendRawTransaction", `["` + unfundedRawTx() + `"]`, true}, // a write: sent alone, answered with the node's error
 		batchCase{`-1`, "eth_getCode", `["0x0000000000000000000000000000000000000000","0x2"]`, true},
 	)
 	return cs

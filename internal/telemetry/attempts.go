@@ -50,8 +50,13 @@ func (r *Registry) ObserveAttempt(network, member string, d time.Duration, resp 
 // cancelled (the client went away) or other.
 func ErrorClass(resp *jsonrpc.Response, err error) string {
 	if err == nil {
-		if resp != nil && upstream.IsNodeFaultAnswer(resp.Err) {
+		switch {
+		case resp == nil || resp.Err == nil:
+			return ""
+		case upstream.IsNodeFaultAnswer(resp.Err):
 			return "node_fault"
+		case resp.Err.Code == jsonrpc.CodeUnauthorized:
+			return "timeout" // go-ethereum's -32002 "request timed out": the node's own time limit
 		}
 		return ""
 	}

@@ -38,6 +38,7 @@ func TestClassify(t *testing.T) {
 		{"getLogs limit", jsonrpc.NewError(jsonrpc.CodeLimitExceeded, "too many"), CodeLimit},
 		{"unavailable", jsonrpc.ErrUpstreamUnavailable(), CodeUpstream},
 		{"revert", &jsonrpc.Error{Code: jsonrpc.CodeReverted, Message: "execution reverted", Raw: []byte(`{}`)}, CodeNode},
+		{"a node's time limit", jsonrpc.DecodeError([]byte(`{"code":-32002,"message":"request timed out"}`)), CodeNode},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Classify(tc.err); got != tc.want {
@@ -57,6 +58,7 @@ func TestErrorClass(t *testing.T) {
 		{"success", &jsonrpc.Response{}, nil, ""},
 		{"lagging node", &jsonrpc.Response{Err: jsonrpc.NewError(-32000, "header not found")}, nil, "node_fault"},
 		{"revert is an answer", &jsonrpc.Response{Err: jsonrpc.NewError(3, "execution reverted")}, nil, ""},
+		{"a node's time limit", &jsonrpc.Response{Err: jsonrpc.DecodeError([]byte(`{"code":-32002,"message":"request timed out"}`))}, nil, "timeout"},
 		{"5xx", nil, &upstream.Error{Upstream: "a", Status: 502, Err: errors.New("Bad Gateway")}, "http_5xx"},
 		{"429", nil, &upstream.Error{Upstream: "a", Status: 429, Err: errors.New("Too Many Requests")}, "http_429"},
 		{"bad body", nil, &upstream.Error{Upstream: "a", Err: errors.New("invalid JSON")}, "bad_response"},

@@ -47,8 +47,8 @@ func Classify(e *jsonrpc.Error) Code {
 	case e.Code == jsonrpc.CodeParseError || e.Code == jsonrpc.CodeInvalidRequest ||
 		e.Code == jsonrpc.CodeMethodNotFound || e.Code == jsonrpc.CodeInvalidParams:
 		return CodeInvalid
-	case e.Status == http.StatusForbidden || e.Code == jsonrpc.CodeUnauthorized:
-		return CodeForbidden
+	case e.Status == http.StatusForbidden || (e.Code == jsonrpc.CodeUnauthorized && e.Raw == nil):
+		return CodeForbidden // nodegate's refusal; a node's -32002 is its time limit (CodeNode)
 	case e.Code == jsonrpc.CodeLimitExceeded && e.Raw == nil:
 		return CodeLimit
 	case e.Status == http.StatusServiceUnavailable:

@@ -114,7 +114,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 			return true // a lagging node's answer: that call goes alone
 		}
 		k := kindOf(chunk[i].Rule)
-		p.learn(m, k, &resp)
+		p.learn(m, k, chunk[i].Params, &resp)
 		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(p.triedOnly(m), sentAt) {
 			return true // a member ahead may have what this one has not: that call goes alone
 		}

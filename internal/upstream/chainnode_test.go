@@ -93,7 +93,7 @@ func (n *chainNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, ok := n.txs[hash]
 		n.mu.Unlock()
 		if ok && b <= head {
-			answer(fmt.Sprintf(`{"transactionHash":%q,"blockNumber":"%s"}`, hash, hexutil.EncodeUint64(b)))
+			answer(fmt.Sprintf(`{"transactionHash":%q,"blockHash":"0x%x","blockNumber":"%s"}`, hash, b, hexutil.EncodeUint64(b)))
 			return
 		}
 		answer("null")

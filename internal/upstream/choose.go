@@ -33,7 +33,8 @@ func (p *Pool) pick(tried []bool) *Member {
 // member in service has the block the call needs but one is below it (the
 // member at the head died; the others follow it), it waits for one to
 // reach it, up to HeadWait from its first wait and within the call's
-// budget; waiting is not done for a lag retry (r.above set). When still
+// budget; waiting is not done for a lag retry (r.above set) nor for a block
+// far beyond every head (r.future). When still
 // none can, it tries members out of service at the floor rather than
 // none: a node taken out by a passing stall may answer, and a dead one
 // fails fast, so the call still ends in an answer or in failover.
@@ -42,7 +43,7 @@ func (p *Pool) choose(ctx context.Context, r *retry) *Member {
 		if m := p.pickAmong(r.tried, p.floor(r.ref, r.above), true); m != nil {
 			return m
 		}
-		if r.above != 0 || !p.belowFloor(r.tried, p.floor(r.ref, r.above)) {
+		if r.above != 0 || r.future || !p.belowFloor(r.tried, p.floor(r.ref, r.above)) {
 			break
 		}
 		changed := p.Changed()

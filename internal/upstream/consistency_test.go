@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
@@ -145,8 +149,19 @@ func TestPoolWaitsForAMemberToReachTheHead(t *testing.T) {
 // do not gossip); a member that already has it took it; with broadcast
 // off, one member gets it.
 func TestPoolBroadcastsWrites(t *testing.T) {
-	const raw = "0x02f86b0580843b9aca00"
-	hash := fmt.Sprintf(`"%s"`, crypto.Keccak256Hash([]byte{0x02, 0xf8, 0x6b, 0x05, 0x80, 0x84, 0x3b, 0x9a, 0xca, 0x00}).Hex())
+	signer, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := common.HexToAddress("0xaa")
+	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
+		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := tx.MarshalBinary()
+	raw := hexutil.Encode(bin)
+	hash := fmt.Sprintf(`"%s"`, crypto.Keccak256Hash(bin).Hex())
 	a, b := newChainNode(t, 10), newChainNode(t, 10)
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, a.srv.URL), httpMember(t, b.srv.URL))
 	if got := send(t, p, "eth_sendRawTransaction", `["`+raw+`"]`, false); string(got.Result) != `"0xtaken"` {

@@ -8,15 +8,18 @@
 //
 // The Pool owns its members' health, heads and finalized numbers (head.go:
 // pushed by members that can, polled, and raised by answers that prove a
-// block), the chain its members serve — chain id and genesis hash, learned
-// with the finalized numbers (chain.go) — the check that each member is on
-// the pool's chain, by the family's chain-id method (chaincheck.go), the
-// head block's gas limit (gaslimit.go), the choice of a member (choose.go),
-// the one way in, Send, and its one retry loop (send.go; upstream batches,
-// batch.go), reading what a method says about blocks from the rule the call
-// carries — the block a call names, a lagging member's answer, what an
-// answer proves (need.go; the facts are methods.Rule's, never a table
-// here) — the sending of signed transactions to every member (broadcast.go), and
+// mined block — the rule of what proves one is proof.go), the answer to a
+// block far beyond every head (future.go), the chain its members serve —
+// chain id and genesis hash, learned with the finalized numbers (chain.go)
+// — the check that each member is on the pool's chain, by the family's
+// chain-id method (chaincheck.go), the head block's gas limit
+// (gaslimit.go), the choice of a member (choose.go), the one way in, Send,
+// and its one retry loop (send.go; upstream batches, batch.go), reading
+// what a method says about blocks from the rule the call carries — the
+// block a call names, a lagging member's answer, what an answer proves
+// (need.go, proof.go; the facts are methods.Rule's, never a table here) —
+// the sending of signed transactions to every member (broadcast.go), once
+// decoded and checked (rawtx.go), and
 // which member push subscriptions should run on (follow.go). What is subscribed and delivered to clients belongs to
 // internal/subs.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -118,17 +119,33 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 // rise: a lower number may be a poll answered before an answer of m
 // proved a higher head, or a push read late, so m's head is lowered only
 // when m reports a lower head twice in a row (its chain was reset, or
-// reorganized to a shorter one). A new head wakes those waiting on Changed.
+// reorganized to a shorter one); a head m had only been credited with by
+// an answer then no longer holds the pool's mark (proof.go). A new head
+// wakes those waiting on Changed.
 func (p *Pool) report(m *Member, n uint64) {
 	if n >= m.head.Load() {
 		m.lower.Store(0)
+		storeMax(&m.reported, n)
 		p.raise(m, n)
 		return
 	}
 	if m.lower.Add(1) >= 2 {
 		m.lower.Store(0)
-		m.head.Store(n)
+		was := m.head.Swap(n)
+		if was > m.reported.Swap(n) {
+			p.contradicted(was)
+		}
 		p.signal()
+	}
+}
+
+// storeMax raises a to n when n is higher.
+func storeMax(a *atomic.Uint64, n uint64) {
+	for {
+		v := a.Load()
+		if n <= v || a.CompareAndSwap(v, n) {
+			return
+		}
 	}
 }
 
@@ -146,15 +163,16 @@ func (p *Pool) raise(m *Member, n uint64) {
 	}
 }
 
-// learn raises m's head to the block its answer proves it has (a head
-// number, a block, a transaction in a block), before the answer goes on:
-// a client given block N from m never has a later call sent where N is
-// unknown. An unstarted pool tracks no heads and learns nothing.
-func (p *Pool) learn(m *Member, k kind, resp *jsonrpc.Response) {
+// learn raises m's head to the mined block its answer to a call of kind k
+// with params proves it has (a head number, a block, a transaction in a
+// block: proof.go), before the answer goes on: a client given block N from
+// m never has a later call sent where N is unknown. An unstarted pool
+// tracks no heads and learns nothing.
+func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Response) {
 	if !p.started.Load() {
 		return
 	}
-	if n, ok := k.provenHead(resp); ok {
+	if n, ok := provenHeadOf(k, params, resp); ok {
 		p.raise(m, n)
 	}
 }

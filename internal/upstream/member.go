@@ -20,6 +20,10 @@ type Member struct {
 	// lower counts the member's consecutive reports of a head below head
 	// (see Pool.report).
 	lower atomic.Int32
+	// reported is the highest head the member reported itself (a poll, a
+	// push) since its head was last lowered: a head above it was only
+	// learned from an answer (see Pool.report).
+	reported atomic.Uint64
 	// finalized is the member's finalized block number; finalizedAt the
 	// head at which it was last asked.
 	finalized   atomic.Uint64

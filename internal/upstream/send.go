@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -59,6 +60,9 @@ type retry struct {
 	ref   blockRef
 	// above: a lag retry, whose member must be above this head (0: none).
 	above uint64
+	// future: ref is far beyond every head (future.go): no wait for a
+	// member to reach it, and the one answer is the answer.
+	future bool
 	// budget ends all tries; waitUntil ends the wait for a member to reach
 	// ref (set at the first wait).
 	budget, waitUntil time.Time
@@ -70,6 +74,12 @@ type retry struct {
 // It returns the raw answer and its decoding.
 func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *jsonrpc.Response, string, error) {
 	k := kindOf(c.Rule)
+	if k.Write {
+		if refused := p.checkRawTx(c.Params); refused != nil { // rawtx.go: never sent anywhere
+			resp := &jsonrpc.Response{Err: refused}
+			return jsonrpc.AppendResponse(nil, json.RawMessage("1"), resp), resp, "", nil
+		}
+	}
 	if k.Write && !c.Idempotent && !p.cfg.NoBroadcast && len(p.members) > 1 {
 		return p.broadcast(ctx, c)
 	}
@@ -82,6 +92,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	// to the heap.)
 	budget := time.Now().Add(p.cfg.RetryBudget)
 	r := retry{tried: tried, ref: k.blockOf(c.Params), budget: budget}
+	r.future = p.beyondHeads(r.ref) // future.go: one attempt, its answer is the answer
 	var (
 		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
@@ -97,7 +108,10 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
-			p.learn(m, k, resp)
+			p.learn(m, k, c.Params, resp)
+			if r.future {
+				return raw, resp, m.Name(), nil
+			}
 			if c.Idempotent && IsNodeFaultAnswer(resp.Err) {
 				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
 				continue // perhaps a lagging node: ask another one at the head

@@ -179,13 +179,20 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	c.mu.Lock()
 	move := c.observe(i, b, func(j int) bool { return p.members[j].InService() })
 	for j, s := range c.seen {
-		p.members[j].offBranch.Store(!c.onBranch(s))
+		x := p.members[j]
+		on := c.onBranch(s)
+		x.offBranch.Store(!on)
+		if on && s.Hash != (common.Hash{}) && x.head.Load() > c.head.Number {
+			// Its head above the chain's was on the abandoned branch: the
+			// member is where it last said it is.
+			x.lower.Store(0)
+			x.head.Store(s.Number)
+		}
 	}
+	head := c.head.Number
 	c.mu.Unlock()
 	if move == canonRewound {
-		m.lower.Store(0)
-		m.head.Store(b.Number)
-		p.highWater.Store(b.Number)
+		p.highWater.Store(head)
 		p.signal()
 	}
 	p.report(m, b.Number)

@@ -11,6 +11,10 @@ type Kind struct {
 	HeadMethod string
 	// ChainIDMethod answers the chain id, without params.
 	ChainIDMethod string
+	// HeadBlockMethod answers a block by number (params: "latest",
+	// false) with its hash and parent hash; "" when the family's heads
+	// are not followed by hash.
+	HeadBlockMethod string
 	// Section is the key of the network configuration's section that only
 	// a network of this family may set ("" none).
 	Section string
@@ -18,7 +22,7 @@ type Kind struct {
 
 // The families. A network that names none is of the first.
 var (
-	EVM      = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId"}
+	EVM      = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId", HeadBlockMethod: "eth_getBlockByNumber"}
 	Starknet = Kind{Name: "starknet", HeadMethod: "starknet_blockNumber", ChainIDMethod: "starknet_chainId", Section: "starknet"}
 )
 

@@ -88,7 +88,7 @@ func (p *Pool) belowFloor(tried []bool, floor uint64) bool {
 // ahead reports whether an untried member in service has a head above n.
 func (p *Pool) ahead(tried []bool, n uint64) bool {
 	for i, m := range p.members {
-		if !tried[i] && m.InService() && m.Head() > n {
+		if !tried[i] && m.InService() && !m.offBranch.Load() && m.Head() > n {
 			return true
 		}
 	}
@@ -100,7 +100,7 @@ func (p *Pool) pickAmong(tried []bool, floor uint64, healthy bool) *Member {
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
 	for i, m := range p.members {
-		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || m.Head() < floor {
+		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || m.Head() < floor || m.offBranch.Load() {
 			continue
 		}
 		switch {

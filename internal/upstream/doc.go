@@ -8,7 +8,11 @@
 //
 // The Pool owns its members' health, heads and finalized numbers (head.go:
 // pushed by members that can, polled, and raised by answers that prove a
-// mined block — the rule of what proves one is proof.go), the answer to a
+// mined block — the rule of what proves one is proof.go), the canonical
+// chain by hash — a hash-linked window of recent blocks built from heads
+// polled as blocks (PoolConfig.HeadBlockMethod) and pushed with their
+// hashes, which judges members on another branch (canon.go, headblock.go)
+// —, the answer to a
 // block far beyond every head (future.go), the chain its members serve —
 // chain id and genesis hash, learned with the finalized numbers (chain.go)
 // — the check that each member is on the pool's chain, by the family's
@@ -25,6 +29,6 @@
 //
 // It must not know about keys, plans, client transports or how a node is
 // reached (no transport is imported here), nor name methods beyond the
-// ones it is configured with (the head and chain-id methods) and the
+// ones it is configured with (the head, head-block and chain-id methods) and the
 // EVM block reads of its finalized block, gas limit and genesis.
 package upstream

@@ -68,7 +68,8 @@ func (p *Pool) track(ctx context.Context, m *Member) {
 func (p *Pool) poll(ctx context.Context, m *Member) {
 	pctx, cancel := context.WithTimeout(ctx, min(p.cfg.AttemptTimeout, 5*time.Second))
 	defer cancel()
-	n, err := p.headOf(pctx, m)
+	b, err := p.pollHead(pctx, m)
+	n := b.Number
 	if ctx.Err() != nil {
 		return
 	}
@@ -92,7 +93,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		}
 		m.checked.Store(true)
 	}
-	p.report(m, n)
+	p.reportBlock(m, b)
 	if p.cfg.TrackFinalized && m.chain.Load() == nil {
 		if c, err := p.chainOf(pctx, m); err == nil {
 			m.chain.Store(&c)
@@ -316,9 +317,12 @@ func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint6
 // subscribe keeps a push subscription to m's heads, re-subscribing after a drop.
 func (p *Pool) subscribe(ctx context.Context, m *Member, hs HeadSource) {
 	for ctx.Err() == nil {
-		err := hs.SubscribeHeads(ctx, func(n uint64) {
-			p.report(m, n)
-		})
+		var err error
+		if bs, ok := hs.(blockSource); ok && p.cfg.HeadBlockMethod != "" {
+			err = bs.SubscribeBlocks(ctx, func(b headBlock) { p.reportBlock(m, b) })
+		} else {
+			err = hs.SubscribeHeads(ctx, func(n uint64) { p.report(m, n) })
+		}
 		if ctx.Err() != nil {
 			return
 		}

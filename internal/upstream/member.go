@@ -17,6 +17,11 @@ type Member struct {
 	BatchSize int
 
 	head atomic.Uint64
+	// offBranch: the member's last head is not on the pool's canonical
+	// chain (canon.go); it is not chosen until it is.
+	offBranch atomic.Bool
+	// reports counts the heads by hash the member reported (canon.go).
+	reports atomic.Uint64
 	// lower counts the member's consecutive reports of a head below head
 	// (see Pool.report).
 	lower atomic.Int32

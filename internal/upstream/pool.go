@@ -40,6 +40,12 @@ type PoolConfig struct {
 	// HeadMethod is the method that returns the head's number
 	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
 	HeadMethod string
+	// HeadBlockMethod, when set, is the family's method that returns a
+	// block by number (eth_getBlockByNumber): members are polled for
+	// their head block ("latest", without transactions) instead of
+	// HeadMethod, so that the pool knows each head's hash and parent and
+	// keeps a canonical chain by hash (canon.go).
+	HeadBlockMethod string
 	// NoNewHeads: the family has no newHeads subscription (Starknet), so
 	// a member that can push is still polled for its head (head.go).
 	NoNewHeads bool
@@ -127,6 +133,7 @@ type Pool struct {
 	changeMu sync.Mutex
 	changeCh chan struct{}
 
+	canon      *canon      // the canonical chain by hash (canon.go)
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	// OnChange, when set, is told when a member goes out or comes back.
@@ -144,6 +151,7 @@ func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 	for _, mc := range members {
 		p.members = append(p.members, newMember(mc.Upstream, mc.Weight, mc.Priority, mc.BatchSize))
 	}
+	p.canon = newCanon(len(p.members))
 	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
 		p.chainCheck = newChainCheck(name, p.cfg, members[0].Upstream)
 		p.cfg.Check = p.chainCheck.check
@@ -180,11 +188,12 @@ func (p *Pool) Members() []*Member { return p.members }
 // Config is the pool's effective configuration.
 func (p *Pool) Config() PoolConfig { return p.cfg }
 
-// BestHead is the highest head among healthy members.
+// BestHead is the highest head among healthy members on the canonical
+// chain (canon.go).
 func (p *Pool) BestHead() uint64 {
 	var best uint64
 	for _, m := range p.members {
-		if m.Healthy() && m.Head() > best {
+		if m.Healthy() && !m.offBranch.Load() && m.Head() > best {
 			best = m.Head()
 		}
 	}

@@ -1,0 +1,199 @@
+package upstream
+
+import (
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// The pool's canonical chain, by hash: a hash-linked window of the last
+// canonWindow blocks, built from the heads members report with their hash
+// and parent hash (polls of the head block, newHeads pushes; families
+// whose members give a head by hash: PoolConfig.HeadBlockMethod).
+//
+// The chain follows the members' heads as a node follows its consensus
+// client: a member's new head above the canonical head becomes the head
+// (a longer chain, a fork or not); a new head at or below it that the
+// canonical chain does not hold is followed when the member that last
+// moved the head (the head member) reports it, or when that member is out
+// of service — the chain reorganised to an equal or shorter fork — and
+// otherwise marks the member as on another branch; a block of the chain
+// below the head, reported by the head member, is the chain going back to
+// it (a rewind's fork point). A poll's answer is dropped when a push of
+// the member's head came while it was asked (it may be older). A member on another
+// branch (its last head is not the canonical block at its height, or is
+// above the canonical head after the chain went back) is not chosen
+// (choose.go) and its head does not count as the pool's, until it reports
+// a head on the canonical chain.
+
+// canonWindow is how many recent blocks the canonical chain holds.
+const canonWindow = 128
+
+// headBlock is a head a member reported: its number, hash and parent hash.
+type headBlock struct {
+	Number       uint64
+	Hash, Parent common.Hash
+	// asked: for a poll's answer, the member's count of reports when the
+	// poll was sent, plus one (0: a push).
+	asked uint64
+}
+
+// canon is the pool's canonical chain.
+type canon struct {
+	mu    sync.Mutex
+	slots [canonWindow]headBlock // block n at n % canonWindow
+	low   uint64                 // lowest number of the window linked to head
+	head  headBlock
+	has   bool
+	by    int         // the head member's index (-1: none)
+	seen  []headBlock // each member's last reported head (zero: none)
+}
+
+func newCanon(members int) *canon {
+	return &canon{by: -1, seen: make([]headBlock, members)}
+}
+
+// canonMove is what a member's report did to the canonical chain.
+type canonMove int
+
+const (
+	canonSame     canonMove = iota // nothing: the report is not new, or not followed
+	canonExtended                  // the head rose (on its chain or to a longer fork)
+	canonRewound                   // the chain reorganised to an equal or shorter fork
+)
+
+// observe records member i's head b; inService tells whether a member
+// may be followed. It returns what the report did to the chain.
+func (c *canon) observe(i int, b headBlock, inService func(int) bool) canonMove {
+	if b.Hash == (common.Hash{}) || i < 0 || i >= len(c.seen) {
+		return canonSame
+	}
+	prev := c.seen[i]
+	c.seen[i] = b
+	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) {
+		return canonSame // the same head again (judged again only when the head member is out)
+	}
+	switch {
+	case !c.has || b.Number > c.head.Number:
+		c.extend(b)
+		c.by = i
+		return canonExtended
+	case c.holds(b) && (i != c.by || b.Number == c.head.Number):
+		return canonSame // on the canonical chain, at or below its head
+	case c.holds(b):
+		c.put(b) // the head member went back to a block of the chain (a rewind's fork point)
+		return canonRewound
+	case i == c.by || c.by < 0 || !inService(c.by):
+		c.rewind(b)
+		c.by = i
+		return canonRewound
+	}
+	return canonSame // another branch than the head member's
+}
+
+// extend makes b, above the head, the head.
+func (c *canon) extend(b headBlock) {
+	if !c.has || b.Number != c.head.Number+1 || b.Parent != c.head.Hash {
+		c.low = b.Number // a gap or a fork whose parent is not held: the window restarts at b
+	}
+	c.put(b)
+}
+
+// rewind makes b, at or below the head, the head: blocks above it leave
+// the chain, and b replaces the block at its height.
+func (c *canon) rewind(b headBlock) {
+	if p, ok := c.at(b.Number - 1); !ok || b.Number == 0 || p != b.Parent {
+		c.low = b.Number
+	}
+	c.put(b)
+}
+
+func (c *canon) put(b headBlock) {
+	c.slots[b.Number%canonWindow] = b
+	c.head, c.has = b, true
+	if b.Number >= canonWindow && c.low < b.Number-canonWindow+1 {
+		c.low = b.Number - canonWindow + 1
+	}
+}
+
+// at is the canonical block's hash at n, when the window holds it.
+func (c *canon) at(n uint64) (common.Hash, bool) {
+	if !c.has || n < c.low || n > c.head.Number {
+		return common.Hash{}, false
+	}
+	s := c.slots[n%canonWindow]
+	if s.Number != n {
+		return common.Hash{}, false
+	}
+	return s.Hash, true
+}
+
+// holds reports whether b is the canonical block at its height.
+func (c *canon) holds(b headBlock) bool {
+	h, ok := c.at(b.Number)
+	return ok && h == b.Hash
+}
+
+// onBranch reports whether a member whose last head is b may serve the
+// canonical chain: its head is the canonical block at its height, or a
+// block the window cannot judge (unknown hash, below the window); a head
+// above the canonical head (the chain went back without it) is not.
+func (c *canon) onBranch(b headBlock) bool {
+	if !c.has || b.Hash == (common.Hash{}) {
+		return true
+	}
+	if b.Number > c.head.Number {
+		return false
+	}
+	h, ok := c.at(b.Number)
+	return !ok || h == b.Hash
+}
+
+// Canonical is the pool's canonical block at height n: its hash and
+// whether the window holds it (false on pools that do not track hashes).
+func (p *Pool) Canonical(n uint64) (common.Hash, bool) {
+	p.canon.mu.Lock()
+	defer p.canon.mu.Unlock()
+	return p.canon.at(n)
+}
+
+// reportBlock records a head m reported with its hash (a poll of the head
+// block, a newHeads push): the canonical chain follows it (see above), the
+// members' branches are judged again, and when the chain reorganised to
+// an equal or shorter fork by m's report, m's head and the pool's head
+// follow it at once (the high-water mark is for a head member that died,
+// not for a chain that went back). Then m's head is reported as a number.
+func (p *Pool) reportBlock(m *Member, b headBlock) {
+	if b.Hash == (common.Hash{}) {
+		p.report(m, b.Number) // a family without heads by hash
+		return
+	}
+	if b.asked != 0 && m.reports.Load()+1 != b.asked {
+		p.report(m, b.Number) // a push came while the poll was out: the poll's block may be older
+		return
+	}
+	m.reports.Add(1)
+	b.asked = 0
+	i := p.index(m)
+	c := p.canon
+	c.mu.Lock()
+	move := c.observe(i, b, func(j int) bool { return p.members[j].InService() })
+	for j, s := range c.seen {
+		x := p.members[j]
+		on := c.onBranch(s)
+		x.offBranch.Store(!on)
+		if on && s.Hash != (common.Hash{}) && x.head.Load() > c.head.Number {
+			// Its head above the chain's was on the abandoned branch: the
+			// member is where it last said it is.
+			x.lower.Store(0)
+			x.head.Store(s.Number)
+		}
+	}
+	head := c.head.Number
+	c.mu.Unlock()
+	if move == canonRewound {
+		p.highWater.Store(head)
+		p.signal()
+	}
+	p.report(m, b.Number)
+}

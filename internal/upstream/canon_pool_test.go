@@ -1,0 +1,175 @@
+package upstream_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
+)
+
+// forkNode is a node on loopback serving a chain of hash-linked blocks a
+// test sets (its head the last): eth_getBlockByNumber("latest") answers
+// the head block, any other call the node's name, to see who answered.
+type forkNode struct {
+	name string
+	srv  *httptest.Server
+	mu   sync.Mutex
+	head forkBlock
+}
+
+// forkBlock is block n of fork f, its parent block n-1 of fork pf.
+type forkBlock struct {
+	n     uint64
+	f, pf byte
+}
+
+func hashOf(n uint64, f byte) string { return fmt.Sprintf("0x%02x%062x", f, n) }
+
+func newForkNode(t *testing.T, name string, head forkBlock) *forkNode {
+	t.Helper()
+	f := &forkNode{name: name, head: head}
+	f.srv = httptest.NewServer(f)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *forkNode) set(b forkBlock) {
+	f.mu.Lock()
+	f.head = b
+	f.mu.Unlock()
+}
+
+func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(body, &req)
+	f.mu.Lock()
+	b := f.head
+	f.mu.Unlock()
+	switch req.Method {
+	case "eth_getBlockByNumber":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"number":"0x%x","hash":"%s","parentHash":"%s"}}`,
+			req.ID, b.n, hashOf(b.n, b.f), hashOf(b.n-1, b.pf))
+	case "eth_blockNumber":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x%x"}`, req.ID, b.n)
+	default:
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%q}`, req.ID, f.name)
+	}
+}
+
+// startForkPool starts a pool over nodes whose heads are polled as blocks,
+// with a lag memory and a head wait far longer than the test.
+func startForkPool(t *testing.T, nodes ...*forkNode) *upstream.Pool {
+	t.Helper()
+	var members []upstream.MemberConfig
+	for _, n := range nodes {
+		h, err := transport.NewHTTP(n.srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, upstream.MemberConfig{Upstream: h})
+	}
+	return startPool(t, upstream.PoolConfig{
+		HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval:    10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour,
+	}, members...)
+}
+
+// answeredBy sends a call answered at the head and returns who answered.
+func answeredBy(t *testing.T, p *upstream.Pool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, _, err := p.Send(ctx, upstream.Call{Body: callBody, Idempotent: true})
+	if err != nil {
+		t.Fatalf("a call at the head: %v", err)
+	}
+	if resp.Err != nil {
+		t.Fatalf("a call at the head: %v", resp.Err)
+	}
+	var who string
+	if err := json.Unmarshal(resp.Result, &who); err != nil {
+		t.Fatalf("answer %s: %v", resp.Result, err)
+	}
+	return who
+}
+
+// TestPoolHeadFollowsAShorterFork: both members reorganise to a shorter
+// fork; the pool's head follows at once (no lag_memory stall) and calls
+// at the head are answered, not held for a head no member has any more.
+func TestPoolHeadFollowsAShorterFork(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	b := newForkNode(t, "b", forkBlock{9, 0, 0})
+	p := startForkPool(t, a, b)
+	b.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	a.set(forkBlock{9, 1, 0}) // block 9 of fork 1, on block 8
+	b.set(forkBlock{9, 1, 0})
+	testenv.WaitFor(t, 10*time.Second, "the pool's head to follow the fork to 9", func() bool { return p.Head() == 9 })
+	if h, ok := p.Canonical(9); !ok || h.Hex() != hashOf(9, 1) {
+		t.Errorf("canonical 9: %s %v, want fork 1's", h.Hex(), ok)
+	}
+	answeredBy(t, p)
+}
+
+// TestPoolLeavesAMemberOnTheOldFork: the head member reorganises to a
+// shorter fork, the other one stays on the old chain a while: the pool's
+// head is the fork's at once, and no call goes to the member on the old
+// fork (its block 10 is no longer the chain's) until it switches too.
+func TestPoolLeavesAMemberOnTheOldFork(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	b := newForkNode(t, "b", forkBlock{9, 0, 0})
+	p := startForkPool(t, a, b)
+	b.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	a.set(forkBlock{9, 1, 0})
+	testenv.WaitFor(t, 10*time.Second, "the pool's head to follow a to 9", func() bool { return p.Head() == 9 })
+	for i := range 50 {
+		if m := answeredBy(t, p); m != "a" {
+			t.Fatalf("call %d answered by %s, on the abandoned fork", i, m)
+		}
+	}
+	b.set(forkBlock{10, 1, 1}) // b switches, and is ahead
+	testenv.WaitFor(t, 10*time.Second, "the pool's head to follow b to 10", func() bool { return p.Head() == 10 })
+	if h, _ := p.Canonical(10); h.Hex() != hashOf(10, 1) {
+		t.Errorf("canonical 10: %s, want fork 1's", h.Hex())
+	}
+	testenv.WaitFor(t, 10*time.Second, "a to be chosen again once it reaches the fork's head", func() bool {
+		a.set(forkBlock{10, 1, 1})
+		return answeredBy(t, p) == "a"
+	})
+}
+
+// TestPoolSkipsAMemberOnAnEqualFork: a member that is not the head
+// member reports another block at the head's height: it is on another
+// branch and not chosen, until the head member switches to it.
+func TestPoolSkipsAMemberOnAnEqualFork(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	b := newForkNode(t, "b", forkBlock{9, 0, 0})
+	p := startForkPool(t, a, b)
+	b.set(forkBlock{10, 2, 0})
+	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	for i := range 50 {
+		if m := answeredBy(t, p); m != "a" {
+			t.Fatalf("call %d answered by %s, on another fork", i, m)
+		}
+	}
+	a.set(forkBlock{10, 2, 0})
+	testenv.WaitFor(t, 10*time.Second, "the chain to switch to fork 2", func() bool {
+		h, _ := p.Canonical(10)
+		return h.Hex() == hashOf(10, 2)
+	})
+	testenv.WaitFor(t, 10*time.Second, "b to be chosen again", func() bool { return answeredBy(t, p) == "b" })
+}

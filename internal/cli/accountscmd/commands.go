@@ -95,6 +95,13 @@ func setPlan(ctx context.Context, inv *invocation, a *accounts.Service) error {
 
 func invite(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	l, err := a.Invite(ctx, inv.args[0])
+	return printLink(inv, "invitation", l, err)
+}
+
+// printLink prints a one-time link the service made (what names it): a
+// link made but not mailed is printed with the mail's error on stderr;
+// no link at all is the error.
+func printLink(inv *invocation, what string, l accounts.Link, err error) error {
 	if err != nil && l.URL == "" {
 		return err
 	}
@@ -104,7 +111,7 @@ func invite(ctx context.Context, inv *invocation, a *accounts.Service) error {
 	if inv.common.JSON {
 		return inv.printJSON(l)
 	}
-	fmt.Fprintf(inv.stdout, "invitation for %s (works once, until %s", l.Email, l.Until.Format(time.RFC3339))
+	fmt.Fprintf(inv.stdout, "%s for %s (works once, until %s", what, l.Email, l.Until.Format(time.RFC3339))
 	if l.Mailed {
 		fmt.Fprint(inv.stdout, "; mailed")
 	}
@@ -133,21 +140,7 @@ func resetPassword(ctx context.Context, inv *invocation, a *accounts.Service) er
 		return err
 	}
 	l, err := a.ResetLink(ctx, x.ID, "cli")
-	if err != nil && l.URL == "" {
-		return err
-	}
-	if err != nil {
-		fmt.Fprintln(inv.stderr, "nodegate accounts:", err)
-	}
-	if inv.common.JSON {
-		return inv.printJSON(l)
-	}
-	fmt.Fprintf(inv.stdout, "password reset link for %s (works once, until %s", l.Email, l.Until.Format(time.RFC3339))
-	if l.Mailed {
-		fmt.Fprint(inv.stdout, "; mailed")
-	}
-	fmt.Fprintf(inv.stdout, "):\n%s\n", l.URL)
-	return nil
+	return printLink(inv, "password reset link", l, err)
 }
 
 func requests(ctx context.Context, inv *invocation, a *accounts.Service) error {

@@ -244,28 +244,39 @@ func (c *Cache) publish(recs []Record) {
 		s.byHash[k.hash], s.byID[k.ID] = k, k
 	}
 	for i := range recs {
-		r := &recs[i]
-		if r.Status != StatusActive {
-			continue
-		}
-		plan, ok := c.plans[r.Plan]
-		if !ok {
-			slog.Warn("key refused: its plan is not configured", "key_id", r.ID, "plan", r.Plan)
-			continue
-		}
-		var lastUsed *atomic.Int64
+		var prev *Key
 		if old != nil {
-			if prev, ok := old.byID[r.ID]; ok && !prev.Static {
-				lastUsed = prev.lastUsed
+			if k, ok := old.byID[recs[i].ID]; ok && !k.Static {
+				prev = k
 			}
 		}
-		k := r.compile(plan, lastUsed)
-		s.byHash[k.hash], s.byID[k.ID] = k, k
+		if k := c.compiled(&recs[i], prev); k != nil {
+			s.byHash[k.hash], s.byID[k.ID] = k, k
+		}
 	}
 	c.snap.Store(s)
 	if old != nil {
 		close(old.replaced)
 	}
+}
+
+// compiled is r as the hot path reads it, keeping prev's last-used time
+// (prev: the key it replaces, or nil); nil when r serves nothing (not
+// active, or its plan is not configured: said at WARN).
+func (c *Cache) compiled(r *Record, prev *Key) *Key {
+	if r.Status != StatusActive {
+		return nil
+	}
+	plan, ok := c.plans[r.Plan]
+	if !ok {
+		slog.Warn("key refused: its plan is not configured", "key_id", r.ID, "plan", r.Plan)
+		return nil
+	}
+	var lastUsed *atomic.Int64
+	if prev != nil {
+		lastUsed = prev.lastUsed
+	}
+	return r.compile(plan, lastUsed)
 }
 
 // Changed returns a channel that is closed when the keys next change (a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"maps"
-	"sync/atomic"
 	"time"
 )
 
@@ -45,21 +44,9 @@ func (c *Cache) publishChanged(ids []string, recs []Record) {
 		}
 	}
 	for i := range recs {
-		r := &recs[i]
-		if r.Status != StatusActive {
-			continue
+		if k := c.compiled(&recs[i], carried[recs[i].ID]); k != nil {
+			s.byHash[k.hash], s.byID[k.ID] = k, k
 		}
-		plan, ok := c.plans[r.Plan]
-		if !ok {
-			slog.Warn("key refused: its plan is not configured", "key_id", r.ID, "plan", r.Plan)
-			continue
-		}
-		var used *atomic.Int64
-		if prev := carried[r.ID]; prev != nil {
-			used = prev.lastUsed
-		}
-		k := r.compile(plan, used)
-		s.byHash[k.hash], s.byID[k.ID] = k, k
 	}
 	c.snap.Store(s)
 	close(old.replaced)

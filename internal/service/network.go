@@ -57,7 +57,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
 		// Named as configured ({ name: local, url: embedded } is "local").
-		members = append(members, upstream.MemberConfig{Upstream: named{u, uc.Name}, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.BatchSize(uc)})
+		members = append(members, upstream.MemberConfig{Upstream: u, Name: uc.Name, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.BatchSize(uc)})
 	}
 	caches := fam.Caches && nc.Cache.On()
 	pcfg.TrackFinalized = caches // the cache keeps only what is final
@@ -86,7 +86,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 			if err != nil {
 				return nil, fmt.Errorf("network %s: partner %s: %w", nc.Name, pc.Name, err)
 			}
-			partners = append(partners, upstream.MemberConfig{Upstream: named{u, pc.Name}})
+			partners = append(partners, upstream.MemberConfig{Upstream: u, Name: pc.Name})
 		}
 		pcfg := poolConfig(nc.Pool)
 		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
@@ -165,31 +165,6 @@ func failoverMethods(list []string) map[string]bool {
 		m[name] = true
 	}
 	return m
-}
-
-// named gives an upstream the operator's name for it.
-type named struct {
-	upstream.Upstream
-	name string
-}
-
-// Unwrap is the named upstream, for what it can do besides calls
-// (upstream.SubscriberOf).
-func (n named) Unwrap() upstream.Upstream { return n.Upstream }
-
-// Close closes the named upstream's connection, when it holds one
-// (ws(s):// upstreams; closeNetwork).
-func (n named) Close() {
-	if c, ok := n.Upstream.(interface{ Close() }); ok {
-		c.Close()
-	}
-}
-
-func (n named) Name() string {
-	if n.name != "" {
-		return n.name
-	}
-	return n.Upstream.Name()
 }
 
 // newCache makes a network's cache of final answers (docs/cache.md).

@@ -24,14 +24,14 @@ type chainCheck struct {
 	method  string
 	numeric bool                         // the id is a quantity, compared as a decimal number
 	norm    func(string) (string, error) // the family's rule, when given
-	first   Upstream                     // the first configured member
+	first   *Member                      // the first configured member
 
 	mu   sync.Mutex
 	want string // normalized chain id; "" until known
 	from string // where want came from
 }
 
-func newChainCheck(pool string, cfg PoolConfig, firstMember Upstream) *chainCheck {
+func newChainCheck(pool string, cfg PoolConfig, firstMember *Member) *chainCheck {
 	c := &chainCheck{network: pool, method: cfg.ChainIDMethod, numeric: cfg.NumericChainID, norm: cfg.NormalizeChainID, first: firstMember}
 	if cfg.ChainID != 0 && cfg.NumericChainID {
 		c.want, c.from = strconv.FormatUint(cfg.ChainID, 10), "chain_id"
@@ -40,12 +40,12 @@ func newChainCheck(pool string, cfg PoolConfig, firstMember Upstream) *chainChec
 }
 
 // check is the pool's Check.
-func (c *chainCheck) check(ctx context.Context, u Upstream) error {
-	got, err := c.idOf(ctx, u)
+func (c *chainCheck) check(ctx context.Context, m *Member) error {
+	got, err := c.idOf(ctx, m.Upstream)
 	if err != nil {
 		// A node that cannot say its chain id is not proven wrong: it
 		// serves, and is checked again when it next comes back.
-		slog.Warn("upstream chain id not known: not checked", "network", c.network, "upstream", u.Name(), "method", c.method, "err", err)
+		slog.Warn("upstream chain id not known: not checked", "network", c.network, "upstream", m.Name(), "method", c.method, "err", err)
 		return nil
 	}
 	c.mu.Lock()
@@ -53,12 +53,12 @@ func (c *chainCheck) check(ctx context.Context, u Upstream) error {
 	if c.want == "" {
 		// The reference is the first member's chain id; when the first
 		// member cannot say, the first member that can.
-		c.want, c.from = got, u.Name()
-		if u.Name() != c.first.Name() { // (an upstream.Func is not comparable)
-			if ref, err := c.idOf(ctx, c.first); err == nil {
+		c.want, c.from = got, m.Name()
+		if m != c.first {
+			if ref, err := c.idOf(ctx, c.first.Upstream); err == nil {
 				c.want, c.from = ref, c.first.Name()
 			} else {
-				slog.Warn("first upstream's chain id not known: checking against another member's", "network", c.network, "upstream", u.Name(), "chain_id", got, "err", err)
+				slog.Warn("first upstream's chain id not known: checking against another member's", "network", c.network, "upstream", m.Name(), "chain_id", got, "err", err)
 			}
 		}
 	}

@@ -81,7 +81,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		return
 	}
 	if p.cfg.Check != nil && !m.checked.Load() {
-		if err := p.cfg.Check(pctx, m.Upstream); err != nil {
+		if err := p.cfg.Check(pctx, m); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -273,7 +273,7 @@ func (p *Pool) headMethod() string {
 // newHeads subscription when the family has one (PoolConfig.NoNewHeads);
 // nil when m is only polled.
 func (p *Pool) headSourceOf(m *Member) HeadSource {
-	if hs, ok := as[HeadSource](m.Upstream); ok {
+	if hs, ok := m.Upstream.(HeadSource); ok {
 		return hs
 	}
 	if s, ok := SubscriberOf(m.Upstream); ok && !p.cfg.NoNewHeads {

@@ -16,6 +16,7 @@ type Member struct {
 	// (DefaultBatchSize when not configured; 1: the member takes no batches).
 	BatchSize int
 
+	name string // MemberConfig.Name, else the upstream's
 	head atomic.Uint64
 	// offBranch: the member's last head is not on the pool's canonical
 	// chain (canon.go); it is not chosen until it is.
@@ -59,23 +60,27 @@ type Unbatched interface {
 	Unbatched()
 }
 
-func newMember(u Upstream, weight, priority, batchSize int) *Member {
-	if weight <= 0 {
-		weight = 1
+func newMember(mc MemberConfig) *Member {
+	m := &Member{Upstream: mc.Upstream, name: mc.Name, Weight: mc.Weight, Priority: mc.Priority, BatchSize: mc.BatchSize}
+	if m.name == "" {
+		m.name = mc.Upstream.Name()
 	}
-	if batchSize <= 0 {
-		batchSize = DefaultBatchSize
+	if m.Weight <= 0 {
+		m.Weight = 1
 	}
-	if _, ok := u.(Unbatched); ok {
-		batchSize = 1
+	if m.BatchSize <= 0 {
+		m.BatchSize = DefaultBatchSize
 	}
-	m := &Member{Upstream: u, Weight: weight, Priority: priority, BatchSize: batchSize}
+	if _, ok := mc.Upstream.(Unbatched); ok {
+		m.BatchSize = 1
+	}
 	m.healthy.Store(true)
 	return m
 }
 
-// Name is the upstream's name.
-func (m *Member) Name() string { return m.Upstream.Name() }
+// Name is the member's name: the operator's (MemberConfig.Name), else
+// its upstream's.
+func (m *Member) Name() string { return m.name }
 
 // Healthy reports whether the pool may choose the member.
 func (m *Member) Healthy() bool { return m.healthy.Load() }

@@ -69,7 +69,7 @@ type PoolConfig struct {
 	// time it comes back after being out (e.g. that it is on the
 	// network's chain). An error keeps the member out, never chosen, with
 	// the error as its reason, until a later check passes.
-	Check func(ctx context.Context, u Upstream) error
+	Check func(ctx context.Context, m *Member) error
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -103,6 +103,9 @@ func (c PoolConfig) withDefaults() PoolConfig {
 // MemberConfig describes one member to add to a pool.
 type MemberConfig struct {
 	Upstream Upstream
+	// Name is the operator's name for the member (its upstream's own
+	// name when empty): what its status, logs, metrics and errors say.
+	Name     string
 	Weight   int
 	Priority int
 	// BatchSize is the member's upstream batch size (0: DefaultBatchSize;
@@ -149,11 +152,11 @@ var ErrPoolUnavailable = errors.New("no upstream could answer")
 func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 	p := &Pool{id: name, cfg: cfg.withDefaults()}
 	for _, mc := range members {
-		p.members = append(p.members, newMember(mc.Upstream, mc.Weight, mc.Priority, mc.BatchSize))
+		p.members = append(p.members, newMember(mc))
 	}
 	p.canon = newCanon(len(p.members))
 	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
-		p.chainCheck = newChainCheck(name, p.cfg, members[0].Upstream)
+		p.chainCheck = newChainCheck(name, p.cfg, p.members[0])
 		p.cfg.Check = p.chainCheck.check
 	}
 	return p

@@ -69,27 +69,8 @@ func (s *Subscription) End(err error) bool {
 	return first
 }
 
-// unwrapper is implemented by wrappers of an upstream (an operator's name
-// for it), so that what the wrapped upstream can do is still found.
-type unwrapper interface {
-	Unwrap() Upstream
-}
-
-// SubscriberOf is u's Subscriber, looking through wrappers (Unwrap).
-func SubscriberOf(u Upstream) (Subscriber, bool) { return as[Subscriber](u) }
-
-// as is u as a T (what it can do besides calls), looking through wrappers.
-func as[T any](u Upstream) (T, bool) {
-	for u != nil {
-		if t, ok := u.(T); ok {
-			return t, true
-		}
-		w, ok := u.(unwrapper)
-		if !ok {
-			break
-		}
-		u = w.Unwrap()
-	}
-	var zero T
-	return zero, false
+// SubscriberOf is u's Subscriber, when it can push.
+func SubscriberOf(u Upstream) (Subscriber, bool) {
+	s, ok := u.(Subscriber)
+	return s, ok
 }

@@ -1,5 +1,6 @@
 // Package familykind names the network families: each one's configuration name,
-// head and chain-id methods, and its own configuration section. It is a
+// the methods its pools ask members with (head, head block, chain id, a
+// transaction by hash), and its own configuration section. It is a
 // leaf (it imports nothing of nodegate) so that internal/config can
 // validate a network's family against it; the family's parts (method
 // table, members, stages) are internal/family's, which adds them to each

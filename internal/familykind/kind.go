@@ -1,8 +1,9 @@
 package familykind
 
 // A Kind is what is known of a network family before any of its parts:
-// the name a network's configuration gives it, the methods that answer its
-// head block's number and its chain id, and the section of a network's
+// the name a network's configuration gives it, the methods its pools ask
+// their members with (the head block's number, the head block, the chain
+// id, a transaction by hash), and the section of a network's
 // configuration that is its own.
 type Kind struct {
 	// Name is the family's name in a network's configuration (family:).
@@ -15,6 +16,11 @@ type Kind struct {
 	// false) with its hash and parent hash; "" when the family's heads
 	// are not followed by hash.
 	HeadBlockMethod string
+	// TxByHashMethod answers a transaction by its hash (null when the node
+	// does not hold it): how a node that refused a signed transaction as
+	// "nonce too low" is asked whether it holds that very one; "" when
+	// the family's writes are not sent to every member.
+	TxByHashMethod string
 	// Section is the key of the network configuration's section that only
 	// a network of this family may set ("" none).
 	Section string
@@ -22,7 +28,7 @@ type Kind struct {
 
 // The families. A network that names none is of the first.
 var (
-	EVM      = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId", HeadBlockMethod: "eth_getBlockByNumber"}
+	EVM      = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId", HeadBlockMethod: "eth_getBlockByNumber", TxByHashMethod: "eth_getTransactionByHash"}
 	Starknet = Kind{Name: "starknet", HeadMethod: "starknet_blockNumber", ChainIDMethod: "starknet_chainId", Section: "starknet"}
 )
 

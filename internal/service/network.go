@@ -48,7 +48,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	table.MarkIdempotent(nc.IdempotentMethods)
 	pcfg := poolConfig(nc.Pool)
 	pcfg.HeadMethod, pcfg.NoNewHeads = fam.HeadMethod, !fam.FollowsNewHeads
-	pcfg.HeadBlockMethod = fam.HeadBlockMethod
+	pcfg.HeadBlockMethod, pcfg.TxByHashMethod = fam.HeadBlockMethod, fam.TxByHashMethod
 	embedded := s.embedded(cfg)
 	var members []upstream.MemberConfig
 	for _, uc := range nc.Upstreams {

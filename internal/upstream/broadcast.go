@@ -107,8 +107,7 @@ func (p *Pool) holds(ctx context.Context, m *Member, e *jsonrpc.Error, hash comm
 	// pending), or by another one.
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.AttemptTimeout)
 	defer cancel()
-	params, _ := json.Marshal([]common.Hash{hash})
-	raw, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, "eth_getTransactionByHash", params))
+	raw, err := m.Upstream.Do(ctx, p.req.txByHash(hash))
 	if err != nil {
 		return false
 	}

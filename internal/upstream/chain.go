@@ -11,8 +11,6 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-var genesisRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x0",false]}`)
-
 // errNoChainIDMethod: the pool was not told how to ask for a chain id.
 var errNoChainIDMethod = errors.New("chain id: no chain-id method configured")
 
@@ -45,7 +43,7 @@ func (p *Pool) chainOf(ctx context.Context, m *Member) (string, error) {
 	if p.cfg.ChainIDMethod == "" {
 		return "", errNoChainIDMethod
 	}
-	out, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, p.cfg.ChainIDMethod, json.RawMessage("[]")))
+	out, err := m.Upstream.Do(ctx, p.req.chainID)
 	if err != nil {
 		return "", err
 	}
@@ -63,7 +61,7 @@ func (p *Pool) chainOf(ctx context.Context, m *Member) (string, error) {
 	var genesis struct {
 		Hash *common.Hash `json:"hash"`
 	}
-	if err := askBlock(ctx, m.Upstream.Do, genesisRequest, "genesis block", &genesis); err != nil {
+	if err := askBlock(ctx, m.Upstream.Do, p.req.genesis, "genesis block", &genesis); err != nil {
 		return "", err
 	}
 	if genesis.Hash == nil {

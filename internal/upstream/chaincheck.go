@@ -22,6 +22,7 @@ import (
 type chainCheck struct {
 	network string
 	method  string
+	request []byte                       // the chain-id call (requests.go)
 	numeric bool                         // the id is a quantity, compared as a decimal number
 	norm    func(string) (string, error) // the family's rule, when given
 	first   *Member                      // the first configured member
@@ -31,8 +32,8 @@ type chainCheck struct {
 	from string // where want came from
 }
 
-func newChainCheck(pool string, cfg PoolConfig, firstMember *Member) *chainCheck {
-	c := &chainCheck{network: pool, method: cfg.ChainIDMethod, numeric: cfg.NumericChainID, norm: cfg.NormalizeChainID, first: firstMember}
+func newChainCheck(pool string, cfg PoolConfig, request []byte, firstMember *Member) *chainCheck {
+	c := &chainCheck{network: pool, method: cfg.ChainIDMethod, request: request, numeric: cfg.NumericChainID, norm: cfg.NormalizeChainID, first: firstMember}
 	if cfg.ChainID != 0 && cfg.NumericChainID {
 		c.want, c.from = strconv.FormatUint(cfg.ChainID, 10), "chain_id"
 	}
@@ -79,7 +80,7 @@ func (c *chainCheck) chainID() uint64 {
 // idOf asks u for its chain id, normalized: a decimal number for a
 // numeric id, the id's lowercased text (a Starknet felt) otherwise.
 func (c *chainCheck) idOf(ctx context.Context, u Upstream) (string, error) {
-	out, err := u.Do(ctx, jsonrpc.AppendRequest(nil, 1, c.method, json.RawMessage("[]")))
+	out, err := u.Do(ctx, c.request)
 	if err != nil {
 		return "", err
 	}

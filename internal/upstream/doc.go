@@ -28,7 +28,9 @@
 // internal/subs.
 //
 // It must not know about keys, plans, client transports or how a node is
-// reached (no transport is imported here), nor name methods beyond the
-// ones it is configured with (the head, head-block and chain-id methods) and the
-// EVM block reads of its finalized block, gas limit and genesis.
+// reached (no transport is imported here), nor name a method: a client's
+// call carries its own, and the pool's own calls (head polls, chain id,
+// finalized block, gas limit, genesis, a transaction by hash) are built in
+// one place, requests.go, from the family's methods it is configured with
+// (familykind.Kind, the default family's when none is given).
 package upstream

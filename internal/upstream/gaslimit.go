@@ -13,7 +13,7 @@ import (
 
 // gasLimit is what the pool knows of its head block's gas limit, for the
 // gas cap (EVM networks). It is asked for lazily, through the pool's own
-// members and retry loop (eth_getBlockByNumber("latest", false)): the first
+// members and retry loop (the head block, requests.go): the first
 // use waits for the answer; later uses get the known value and, once the
 // pool's head has moved and a head interval has passed, start one refresh
 // in the background. Networks that never ask (Starknet) never fetch it.
@@ -66,15 +66,13 @@ func (p *Pool) refreshGasLimit() {
 	p.gas.at.Store(head)
 }
 
-var latestBlockRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}`)
-
 var errNoHead = errors.New("no head block")
 
 func (p *Pool) fetchGasLimit(ctx context.Context) (uint64, error) {
 	var b struct {
 		GasLimit *hexutil.Uint64 `json:"gasLimit"`
 	}
-	if err := askBlock(ctx, p.Do, latestBlockRequest, "head block", &b); err != nil {
+	if err := askBlock(ctx, p.Do, p.req.headBlock, "head block", &b); err != nil {
 		return 0, err
 	}
 	if b.GasLimit == nil || *b.GasLimit == 0 {

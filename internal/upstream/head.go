@@ -187,8 +187,7 @@ func (p *Pool) SawHead(m *Member, n uint64) {
 }
 
 func (p *Pool) headOf(ctx context.Context, m *Member) (uint64, error) {
-	body := jsonrpc.AppendRequest(nil, 1, p.headMethod(), json.RawMessage("[]"))
-	out, err := m.Upstream.Do(ctx, body)
+	out, err := m.Upstream.Do(ctx, p.req.head)
 	if err != nil {
 		return 0, err
 	}
@@ -206,14 +205,12 @@ func (p *Pool) headOf(ctx context.Context, m *Member) (uint64, error) {
 	return n, nil
 }
 
-var finalizedRequest = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["finalized",false]}`)
-
 // finalizedOf asks m for its finalized block's number.
 func (p *Pool) finalizedOf(ctx context.Context, m *Member) (uint64, error) {
 	var b struct {
 		Number *hexutil.Uint64 `json:"number"`
 	}
-	if err := askBlock(ctx, m.Upstream.Do, finalizedRequest, "finalized block", &b); err != nil {
+	if err := askBlock(ctx, m.Upstream.Do, p.req.finalized, "finalized block", &b); err != nil {
 		return 0, err
 	}
 	if b.Number == nil {
@@ -222,7 +219,7 @@ func (p *Pool) finalizedOf(ctx context.Context, m *Member) (uint64, error) {
 	return uint64(*b.Number), nil
 }
 
-// askBlock sends a block request (eth_getBlockByNumber) with do and decodes
+// askBlock sends a block request (requests.go) with do and decodes
 // the block into dst; what names the block in errors. A node fault is
 // returned as do returned it.
 func askBlock(ctx context.Context, do func(context.Context, []byte) ([]byte, error), req []byte, what string, dst any) error {
@@ -258,15 +255,6 @@ func ParseBlockNumber(raw json.RawMessage) (uint64, error) {
 		return 0, fmt.Errorf("block number %s: %w", raw, err)
 	}
 	return n, nil
-}
-
-func (p *Pool) headMethod() string {
-	if p.cfg.HeadMethod != "" {
-		return p.cfg.HeadMethod
-	}
-	// The default of a pool made without a family (tests, a bare
-	// upstream: pipeline.Network.init); service sets the family's.
-	return "eth_blockNumber"
 }
 
 // headSourceOf is what pushes m's heads: its own HeadSource, or its

@@ -15,8 +15,6 @@ import (
 // (PoolConfig.HeadBlockMethod) and its newHeads pushes, read as blocks
 // for the canonical chain (canon.go).
 
-var latestHeadParams = json.RawMessage(`["latest",false]`)
-
 // pollHead asks m for its head: the head block when the family gives a
 // block by number (its hash known), else — or when m's answer is not a
 // block with a hash — the head's number alone (HeadMethod). A node fault
@@ -24,7 +22,7 @@ var latestHeadParams = json.RawMessage(`["latest",false]`)
 func (p *Pool) pollHead(ctx context.Context, m *Member) (headBlock, error) {
 	if p.cfg.HeadBlockMethod != "" {
 		asked := m.reports.Load() + 1
-		out, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, p.cfg.HeadBlockMethod, latestHeadParams))
+		out, err := m.Upstream.Do(ctx, p.req.headBlock)
 		if err != nil {
 			return headBlock{}, err
 		}

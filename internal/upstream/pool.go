@@ -37,11 +37,15 @@ type PoolConfig struct {
 	// NoBroadcast sends a signed transaction to one member, as any other
 	// write; by default it goes to every member in service (broadcast.go).
 	NoBroadcast bool
-	// HeadMethod is the method that returns the head's number
-	// (eth_blockNumber; starknet_blockNumber on Starknet networks).
+	// HeadMethod, HeadBlockMethod, ChainIDMethod and TxByHashMethod are
+	// the family's methods (familykind.Kind) the pool's own requests are
+	// made with (requests.go); one not given is the default family's.
+	//
+	// HeadMethod is the method that returns the head's number.
 	HeadMethod string
 	// HeadBlockMethod, when set, is the family's method that returns a
-	// block by number (eth_getBlockByNumber): members are polled for
+	// block by number (also asked for the finalized block, the gas limit
+	// and the genesis block): members are polled for
 	// their head block ("latest", without transactions) instead of
 	// HeadMethod, so that the pool knows each head's hash and parent and
 	// keeps a canonical chain by hash (canon.go).
@@ -50,11 +54,11 @@ type PoolConfig struct {
 	// a member that can push is still polled for its head (head.go).
 	NoNewHeads bool
 	// TrackFinalized asks each member for its finalized block number
-	// (eth_getBlockByNumber("finalized")) whenever its head moved, so that
+	// (HeadBlockMethod's "finalized") whenever its head moved, so that
 	// answers that can no longer change are known (EVM networks).
 	TrackFinalized bool
 	// ChainIDMethod, when set, is the method that returns a member's chain
-	// id (the family's: eth_chainId, starknet_chainId): each member is
+	// id: each member is
 	// checked to be on the pool's chain before it serves (chaincheck.go),
 	// unless Check is set. NumericChainID: the id is a quantity, compared
 	// as a number (EVM); else as its lowercased text (a Starknet felt).
@@ -65,6 +69,8 @@ type PoolConfig struct {
 	NumericChainID   bool
 	ChainID          uint64
 	NormalizeChainID func(answer string) (string, error)
+	// TxByHashMethod answers a transaction by its hash (broadcast.go).
+	TxByHashMethod string
 	// Check, when set, vets a member before it serves: at start and each
 	// time it comes back after being out (e.g. that it is on the
 	// network's chain). An error keeps the member out, never chosen, with
@@ -139,6 +145,7 @@ type Pool struct {
 	canon      *canon      // the canonical chain by hash (canon.go)
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
+	req        requests    // the bodies of the pool's own calls (requests.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// Observer, when set, sees every attempt of Send (observe.go).
@@ -150,13 +157,13 @@ var ErrPoolUnavailable = errors.New("no upstream could answer")
 
 // NewPool builds a pool; Start begins head tracking.
 func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
-	p := &Pool{id: name, cfg: cfg.withDefaults()}
+	p := &Pool{id: name, cfg: cfg.withDefaults(), req: newRequests(cfg)}
 	for _, mc := range members {
 		p.members = append(p.members, newMember(mc))
 	}
 	p.canon = newCanon(len(p.members))
 	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
-		p.chainCheck = newChainCheck(name, p.cfg, p.members[0])
+		p.chainCheck = newChainCheck(name, p.cfg, p.req.chainID, p.members[0])
 		p.cfg.Check = p.chainCheck.check
 	}
 	return p

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -47,9 +46,6 @@ func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call, lim BatchLimit
 	if len(calls) == 0 {
 		return
 	}
-	// A batch's calls are one client's: its context carries the first
-	// (admission.WithCaller), for the upstream batches (collect.go) too.
-	ctx = admission.WithCaller(ctx, calls[0])
 	switch len(calls) {
 	case 1:
 		r := p.handler(ctx, calls[0])

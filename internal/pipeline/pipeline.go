@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -71,10 +70,9 @@ func (p *Pipeline) compile(n *Network) Handler {
 	return h
 }
 
-// Serve answers one call. Its context carries the call (admission.WithCaller),
-// so that the embedded node counts its writes for its account.
+// Serve answers one call.
 func (p *Pipeline) Serve(ctx context.Context, c *Call) *jsonrpc.Response {
-	return p.handler(admission.WithCaller(ctx, c), c)
+	return p.handler(ctx, c)
 }
 
 // BatchParallelism is how many calls of one batch run at once at most.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/cache"
 	"github.com/nodegate/nodegate/internal/coalesce"
 	"github.com/nodegate/nodegate/internal/deadline"
@@ -99,6 +100,13 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 		err    error
 	)
 	call := upstream.Call{Body: body, Rule: c.Rule, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
+	if c.Rule.Write {
+		// The embedded node counts a write's bytes for the caller's
+		// account (admission.AccountOf): only a write's context carries
+		// the call, so no other call pays for it. (Writes are never in
+		// an upstream batch, collect.go's batchable.)
+		ctx = admission.WithCaller(ctx, c)
+	}
 	switch {
 	case failed != nil:
 		resp, member, err = n.pool().Send(ctx, call, upstream.Avoid(failed))

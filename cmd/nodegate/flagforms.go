@@ -61,23 +61,31 @@ func explainForms(fs *flag.FlagSet) {
 	})
 }
 
-// serveFlagFields are the config fields serve's flags set (serveFlags.apply
-// and obsFlags.apply), so that a bad value given as a flag is reported
-// under the flag's name.
-var serveFlagFields = map[string]string{
-	"listen":          "listen",
-	"starknet-listen": "starknet_listen",
-	"admin-listen":    "admin.listen",
-	"data-dir":        "data_dir",
-	"chain":           "node.chain_dir",
-	"block-time":      "node.block_time",
-	"upstream":        "upstream",
-	"tls-cert":        "tls",
-	"tls-key":         "tls",
-	"tls-self-signed": "tls.self_signed",
-	"metrics-listen":  "metrics.listen",
-	"log-format":      "log.format",
-	"log-level":       "log.level",
+// flagField is one of serve's flags that sets a config field: the flag,
+// the field's path (so that a bad value given as the flag is reported
+// under the flag's name, nameFlag) and how the flag's value is put there.
+type flagField struct {
+	flag, path string
+	set        func(cfg *config.Config, f *serveFlags)
+}
+
+// serveFlagFields are the config fields serve's flags set: the one mapping
+// of a flag onto the configuration (serveFlags.apply, nameFlag).
+var serveFlagFields = []flagField{
+	{"listen", "listen", func(c *config.Config, f *serveFlags) { c.Listen = f.listen }},
+	{"starknet-listen", "starknet_listen", func(c *config.Config, f *serveFlags) { c.StarknetListen = f.starknetListen }},
+	{"admin-listen", "admin.listen", func(c *config.Config, f *serveFlags) { c.Admin.Listen = f.adminListen }},
+	{"data-dir", "data_dir", func(c *config.Config, f *serveFlags) { c.DataDir = f.dataDir }},
+	{"chain", "node.chain_dir", func(c *config.Config, f *serveFlags) { c.Node.ChainDir = f.chain }},
+	{"block-time", "node.block_time", func(c *config.Config, f *serveFlags) { c.Node.BlockTime = f.blockTime }},
+	{"upstream", "upstream", func(c *config.Config, f *serveFlags) { c.Upstream = f.upstream }},
+	{"tls-cert", "tls", func(c *config.Config, f *serveFlags) { c.TLS.Cert = f.tlsCert }},
+	{"tls-key", "tls", func(c *config.Config, f *serveFlags) { c.TLS.Key = f.tlsKey }},
+	{"tls-self-signed", "tls.self_signed", func(c *config.Config, f *serveFlags) { c.TLS.SelfSigned = f.tlsSelfSigned }},
+	{"metrics-listen", "metrics.listen", func(c *config.Config, f *serveFlags) { c.Metrics.Listen = f.obs.metricsListen }},
+	{"log-format", "log.format", func(c *config.Config, f *serveFlags) { c.Log.Format = f.obs.logFormat }},
+	{"log-level", "log.level", func(c *config.Config, f *serveFlags) { c.Log.Level = f.obs.logLevel }},
+	{"access-log", "log.access", func(c *config.Config, f *serveFlags) { c.Log.Access = f.obs.accessLog }},
 }
 
 // flagFieldError is a config field's error where a flag gave the value.
@@ -113,9 +121,9 @@ func nameFlag(err error, set map[string]bool) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	for name, path := range serveFlagFields {
-		if set[name] && (fe.Path == path || strings.HasPrefix(fe.Path, path+"[")) {
-			return &flagFieldError{flag: name, err: fe}
+	for _, ff := range serveFlagFields {
+		if set[ff.flag] && (fe.Path == ff.path || strings.HasPrefix(fe.Path, ff.path+"[")) {
+			return &flagFieldError{flag: ff.flag, err: fe}
 		}
 	}
 	return err

@@ -22,22 +22,6 @@ func (f *obsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.accessLog, "access-log", false, "log one line per request (per call on WebSocket): network, key id, methods, outcome, duration, upstream, bytes")
 }
 
-// apply overlays the flags that were given onto cfg.
-func (f *obsFlags) apply(cfg *config.Config, set map[string]bool) {
-	if set["metrics-listen"] {
-		cfg.Metrics.Listen = f.metricsListen
-	}
-	if set["log-format"] {
-		cfg.Log.Format = f.logFormat
-	}
-	if set["log-level"] {
-		cfg.Log.Level = f.logLevel
-	}
-	if set["access-log"] {
-		cfg.Log.Access = f.accessLog
-	}
-}
-
 // setDefaultLogger makes the process's logs follow log.format and
 // log.level. It runs again once the service has started, since starting
 // the embedded node resets the default logger.

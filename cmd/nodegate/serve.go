@@ -56,37 +56,12 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.apiKeys, "api-key", "accept this `key` (32 lowercase hex characters); repeatable. Without any, a key is generated and printed")
 }
 
-// apply overlays the flags that were given onto cfg.
+// apply overlays the flags that were given onto cfg (serveFlagFields).
 func (f *serveFlags) apply(cfg *config.Config, set map[string]bool) {
-	if set["listen"] {
-		cfg.Listen = f.listen
-	}
-	if set["starknet-listen"] {
-		cfg.StarknetListen = f.starknetListen
-	}
-	if set["admin-listen"] {
-		cfg.Admin.Listen = f.adminListen
-	}
-	if set["data-dir"] {
-		cfg.DataDir = f.dataDir
-	}
-	if set["chain"] {
-		cfg.Node.ChainDir = f.chain
-	}
-	if set["block-time"] {
-		cfg.Node.BlockTime = f.blockTime
-	}
-	if set["upstream"] {
-		cfg.Upstream = f.upstream
-	}
-	if set["tls-cert"] {
-		cfg.TLS.Cert = f.tlsCert
-	}
-	if set["tls-key"] {
-		cfg.TLS.Key = f.tlsKey
-	}
-	if set["tls-self-signed"] {
-		cfg.TLS.SelfSigned = f.tlsSelfSigned
+	for _, ff := range serveFlagFields {
+		if set[ff.flag] {
+			ff.set(cfg, f)
+		}
 	}
 	cfg.APIKeys = append(cfg.APIKeys, f.apiKeys...)
 }
@@ -120,7 +95,6 @@ func (f *serveFlags) load() (config.Config, error) {
 		}
 	}
 	f.apply(&cfg, f.set)
-	f.obs.apply(&cfg, f.set)
 	if err := cfg.Validate(); err != nil {
 		return cfg, nameFlags(err, f.set)
 	}

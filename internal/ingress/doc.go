@@ -10,11 +10,11 @@
 // also holds a key's calls in flight to its plan and writes
 // each answer as it is ready (answer.go; HTTP streams large answers, every
 // write within Limits.WriteTimeout). Its client listeners' connections
-// are bounded (conns.go: per listener, per address, a descriptor budget,
-// a short idle timeout until the connection is keyed — a request on it
+// are bounded (per listener and per address, connlisten.go; a descriptor
+// budget, conns.go; a short idle timeout until the connection is keyed — a request on it
 // admitted and charged, or a WebSocket upgraded — then a place among its
 // key's max_connections, and keyed idle connections closed sooner as the
-// bounds fill). RateMeter (ratemeter.go) is
+// bounds fill, connguard.go). RateMeter (ratemeter.go) is
 // its Metering by the rate limits: it hands ratelimit.Meter each request's
 // network and calls as plain values and copies the priced credits back.
 //

@@ -37,18 +37,8 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		w.whole(perr)
 		return
 	}
-	calls := make([]*pipeline.Call, 0, len(msgs))
-	callsStore := make([]pipeline.Call, len(msgs))
-	at := make([]int, 0, len(msgs)) // at[i] is the entry of msgs that calls[i] is
-	for i := range msgs {
-		if msgs[i].Err != nil {
-			continue
-		}
-		c := &callsStore[i]
-		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info, Session: sess, Pos: len(calls)}
-		calls = append(calls, c)
-		at = append(at, i)
-	}
+	calls, at := newCalls(msgs, key, network, info, sess)
+	invalid := len(msgs) - len(calls)
 	// The calls this request may run at once: what its key has free.
 	parallelism, release, refused := s.Admission.Calls(key, min(len(calls), s.Pipeline.BatchParallelism()))
 	if refused != nil {
@@ -57,62 +47,104 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 	}
 	defer release()
 	if s.Metering != nil {
-		if refused := s.Metering.Admit(ctx, key, network, calls, len(msgs)-len(calls)); refused != nil {
+		if refused := s.Metering.Admit(ctx, key, network, calls, invalid); refused != nil {
 			w.whole(refused)
 			return
 		}
 	}
 	// Admitted and charged: the connection is its key's from now on
-	// (conns.go), unless the key holds all its plan allows.
+	// (connguard.go), unless the key holds all its plan allows.
 	if key != nil && !s.keyConn(ctx, key) {
 		w.closeConn = true
 	}
-	// answers keeps what the usage records need: on a batch, the error
-	// alone, so that no result outlives its writing.
-	answers := make([]*jsonrpc.Response, len(calls))
+	o := &answerOrder{w: w, msgs: msgs, at: at, calls: calls, answers: make([]*jsonrpc.Response, len(calls)), batch: batch}
 	w.batch = batch
-	next := 0 // the next entry of msgs to write
-	writeInvalid := func(upTo int) {
-		for ; next < upTo; next++ {
-			if !batch {
-				w.lead = msgs[next].Err
-			}
-			w.separate()
-			w.answer(msgs[next].Req.ID, jsonrpc.ErrorResponse(msgs[next].Err))
-		}
-	}
-	emit := func(i int, r *jsonrpc.Response) error {
-		writeInvalid(at[i])
-		next = at[i] + 1
-		if !batch {
-			answers[i] = r
-		} else {
-			answers[i] = &jsonrpc.Response{Err: r.Err}
-		}
-		if calls[i].Req.Notification {
-			return w.err
-		}
-		if !batch {
-			w.lead = r.Err
-		}
-		w.separate()
-		w.answer(msgs[at[i]].Req.ID, r)
-		return w.err
-	}
-	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, emit)
+	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, o.emit)
 	if w.err == nil {
-		writeInvalid(len(msgs))
+		o.writeInvalid(len(msgs))
 		w.close()
 	}
 	if s.Metering != nil {
-		s.Metering.Record(key, network, calls, answers, len(msgs)-len(calls))
+		s.Metering.Record(key, network, calls, o.answers, invalid)
 	}
+	w.forwardedTo = forwardedTo(calls)
+}
+
+// newCalls are the calls of a request's valid entries, each with the
+// request's key, network, client and session; at[i] is the entry of msgs
+// that calls[i] is.
+func newCalls(msgs []jsonrpc.Message, key *keys.Key, network *pipeline.Network, info pipeline.ClientInfo, sess pipeline.Session) (calls []*pipeline.Call, at []int) {
+	calls = make([]*pipeline.Call, 0, len(msgs))
+	store := make([]pipeline.Call, len(msgs))
+	at = make([]int, 0, len(msgs))
+	for i := range msgs {
+		if msgs[i].Err != nil {
+			continue
+		}
+		c := &store[i]
+		*c = pipeline.Call{Req: msgs[i].Req, Key: key, Network: network, Client: info, Session: sess, Pos: len(calls)}
+		calls = append(calls, c)
+		at = append(at, i)
+	}
+	return calls, at
+}
+
+// answerOrder writes a request's answers in its entries' order as the
+// pipeline emits them: each invalid entry's error before the calls after
+// it, no answer for a notification. answers keeps what the usage records
+// need: on a batch, the error alone, so that no result outlives its
+// writing.
+type answerOrder struct {
+	w       *answerWriter
+	msgs    []jsonrpc.Message
+	at      []int
+	calls   []*pipeline.Call
+	answers []*jsonrpc.Response
+	batch   bool
+	next    int // the next entry of msgs to write
+}
+
+// writeInvalid writes the errors of the invalid entries before upTo.
+func (o *answerOrder) writeInvalid(upTo int) {
+	for ; o.next < upTo; o.next++ {
+		if !o.batch {
+			o.w.lead = o.msgs[o.next].Err
+		}
+		o.w.separate()
+		o.w.answer(o.msgs[o.next].Req.ID, jsonrpc.ErrorResponse(o.msgs[o.next].Err))
+	}
+}
+
+// emit is the pipeline's Emit: call i's answer r, after the invalid
+// entries before it.
+func (o *answerOrder) emit(i int, r *jsonrpc.Response) error {
+	o.writeInvalid(o.at[i])
+	o.next = o.at[i] + 1
+	if !o.batch {
+		o.answers[i] = r
+	} else {
+		o.answers[i] = &jsonrpc.Response{Err: r.Err}
+	}
+	if o.calls[i].Req.Notification {
+		return o.w.err
+	}
+	if !o.batch {
+		o.w.lead = r.Err
+	}
+	o.w.separate()
+	o.w.answer(o.msgs[o.at[i]].Req.ID, r)
+	return o.w.err
+}
+
+// forwardedTo names the partner that answered one of calls, when failover
+// did ("" none).
+func forwardedTo(calls []*pipeline.Call) string {
 	for _, c := range calls {
 		if c.ForwardedTo() != "" {
-			w.forwardedTo = c.ForwardedTo()
-			break
+			return c.ForwardedTo()
 		}
 	}
+	return ""
 }
 
 // answerBudget is the request's answer budget: its key's plan's, or

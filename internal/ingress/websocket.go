@@ -78,7 +78,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, refused)
 		return
 	}
-	// An upgraded socket is its key's connection (conns.go): it holds a
+	// An upgraded socket is its key's connection (connguard.go): it holds a
 	// place among the key's max_connections until it closes.
 	if !s.keyConn(r.Context(), key) {
 		releaseKey()

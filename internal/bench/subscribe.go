@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -137,18 +135,9 @@ func Subscribe(ctx context.Context, cfg SubscribeConfig) (*SubscribeResult, erro
 	}
 	req := subscribeRequest(cfg)
 	res := &SubscribeResult{URL: redactURL(cfg.URL), Kind: cfg.Kind, Subscribers: cfg.Subscribers}
-	var (
-		rssBefore float64
-		idle      float64
-	)
-	if cfg.PID != 0 {
-		var err error
-		if rssBefore, err = ProcRSSMiB(cfg.PID); err != nil {
-			return nil, err
-		}
-		if idle, err = idleCores(ctx, cfg.PID, cfg.Baseline); err != nil {
-			return nil, err
-		}
+	server := &serverWatch{pid: cfg.PID}
+	if err := server.before(ctx, cfg.Baseline); err != nil {
+		return nil, err
 	}
 	m := newMeter(cfg.Kind)
 	conns, err := dialAll(ctx, cfg, req, m)
@@ -163,15 +152,8 @@ func Subscribe(ctx context.Context, cfg SubscribeConfig) (*SubscribeResult, erro
 	if err := sleep(ctx, cfg.Settle); err != nil {
 		return nil, err
 	}
-	var rssSubscribed float64
-	if cfg.PID != 0 {
-		rssSubscribed, _ = ProcRSSMiB(cfg.PID)
-	}
-	var cpu0 ProcTimes
-	if cfg.PID != 0 {
-		if cpu0, err = ProcCPU(cfg.PID); err != nil {
-			return nil, err
-		}
+	if err := server.subscribed(); err != nil {
+		return nil, err
 	}
 	self0 := selfCPU()
 	start := time.Now()
@@ -186,34 +168,79 @@ func Subscribe(ctx context.Context, cfg SubscribeConfig) (*SubscribeResult, erro
 	m.stop()
 	elapsed := time.Since(start)
 	res.Seconds = elapsed.Seconds()
-	notes := m.notes.Load()
-	res.Notifications = notes
-	per := func(d time.Duration) float64 {
-		if notes == 0 {
-			return 0
-		}
-		return float64(d.Microseconds()) / float64(notes)
-	}
-	if cfg.PID != 0 {
-		cpu1, err := ProcCPU(cfg.PID)
-		if err != nil {
-			return nil, err
-		}
-		used := cpu1.minus(cpu0).Total()
-		res.ServerCPU = &NotificationCPU{Seconds: used.Seconds(), MicrosPerNotification: per(used)}
-		if cfg.Baseline > 0 {
-			res.ServerCPU.IdleCores = idle
-			res.ServerCPU.NetMicrosPerNotification = per(used - time.Duration(idle*float64(elapsed)))
-		}
-		rssEnd, _ := ProcRSSMiB(cfg.PID)
-		res.ServerRSS = &RSS{BeforeMiB: rssBefore, SubscribedMiB: rssSubscribed, EndMiB: rssEnd,
-			PerSubscriberKiB: (rssSubscribed - rssBefore) * 1024 / float64(cfg.Subscribers)}
+	res.Notifications = m.notes.Load()
+	if err := server.after(res, cfg, elapsed); err != nil {
+		return nil, err
 	}
 	self := selfCPU().minus(self0).Total()
-	res.LoadCPU = NotificationCPU{Seconds: self.Seconds(), MicrosPerNotification: per(self)}
+	res.LoadCPU = NotificationCPU{Seconds: self.Seconds(), MicrosPerNotification: perNotification(self, res.Notifications)}
 	res.LoadRSSMiB, _ = ProcRSSMiB(0)
 	m.summarize(res, start, end, cfg.Subscribers)
 	return res, nil
+}
+
+// perNotification is d spread over notes notifications, in µs (0 without
+// any).
+func perNotification(d time.Duration, notes int64) float64 {
+	if notes == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(notes)
+}
+
+// serverWatch measures the server process around a run, when its pid is
+// known (0: nothing is measured): its resident memory before the
+// subscribers, once they are subscribed and at the end, the CPU it used
+// while notifications were counted, and the cores it used idle before.
+type serverWatch struct {
+	pid                      int
+	rssBefore, rssSubscribed float64
+	idle                     float64
+	cpu0                     ProcTimes
+}
+
+// before reads the server's memory and, over baseline, its idle cores.
+func (w *serverWatch) before(ctx context.Context, baseline time.Duration) (err error) {
+	if w.pid == 0 {
+		return nil
+	}
+	if w.rssBefore, err = ProcRSSMiB(w.pid); err != nil {
+		return err
+	}
+	w.idle, err = idleCores(ctx, w.pid, baseline)
+	return err
+}
+
+// subscribed reads the server's memory with every subscriber in place and
+// starts counting its CPU.
+func (w *serverWatch) subscribed() (err error) {
+	if w.pid == 0 {
+		return nil
+	}
+	w.rssSubscribed, _ = ProcRSSMiB(w.pid)
+	w.cpu0, err = ProcCPU(w.pid)
+	return err
+}
+
+// after puts the server's CPU per notification and its memory in res.
+func (w *serverWatch) after(res *SubscribeResult, cfg SubscribeConfig, elapsed time.Duration) error {
+	if w.pid == 0 {
+		return nil
+	}
+	cpu1, err := ProcCPU(w.pid)
+	if err != nil {
+		return err
+	}
+	used := cpu1.minus(w.cpu0).Total()
+	res.ServerCPU = &NotificationCPU{Seconds: used.Seconds(), MicrosPerNotification: perNotification(used, res.Notifications)}
+	if cfg.Baseline > 0 {
+		res.ServerCPU.IdleCores = w.idle
+		res.ServerCPU.NetMicrosPerNotification = perNotification(used-time.Duration(w.idle*float64(elapsed)), res.Notifications)
+	}
+	rssEnd, _ := ProcRSSMiB(w.pid)
+	res.ServerRSS = &RSS{BeforeMiB: w.rssBefore, SubscribedMiB: w.rssSubscribed, EndMiB: rssEnd,
+		PerSubscriberKiB: (w.rssSubscribed - w.rssBefore) * 1024 / float64(cfg.Subscribers)}
+	return nil
 }
 
 // idleCores is the cores pid uses over d (0 when d is 0).
@@ -328,170 +355,6 @@ func subscribeOne(ctx context.Context, d websocket.Dialer, url string, req []byt
 		})
 		return c, nil
 	}
-}
-
-// meter times every notification received while measuring.
-type meter struct {
-	kind string
-	// recording until stop; from (unix ns, 0 before) starts the
-	// notification count of the measured time.
-	recording atomic.Bool
-	from      atomic.Int64
-	notes     atomic.Int64
-	dups      atomic.Int64
-	closed    atomic.Int64
-	firstErr  atomic.Pointer[string]
-
-	mu     sync.Mutex
-	units  map[uint64]*unitCount // a head, or a log (block, index)
-	blocks map[uint64]*span      // first and last copy of a block's notifications
-}
-
-type unitCount struct {
-	block uint64
-	n     int64
-}
-
-type span struct{ first, last time.Time }
-
-func newMeter(kind string) *meter {
-	m := &meter{kind: kind, units: map[uint64]*unitCount{}, blocks: map[uint64]*span{}}
-	m.recording.Store(true) // every copy is recorded: a head's first copy may precede the measured time
-	return m
-}
-
-func (m *meter) start(at time.Time) { m.from.Store(at.UnixNano()) }
-
-func (m *meter) stop() { m.recording.Store(false) }
-
-// read reads one subscriber's notifications until its connection ends.
-func (m *meter) read(c *websocket.Conn) {
-	var (
-		buf  bytes.Buffer
-		last uint64
-		have bool
-	)
-	for {
-		_, r, err := c.NextReader()
-		if err != nil {
-			if m.recording.Load() {
-				m.closed.Add(1)
-				s := err.Error()
-				m.firstErr.CompareAndSwap(nil, &s)
-			}
-			return
-		}
-		buf.Reset()
-		if _, err := buf.ReadFrom(r); err != nil {
-			continue
-		}
-		now := time.Now()
-		if !m.recording.Load() {
-			continue
-		}
-		unit, block, ok := m.parse(buf.Bytes())
-		if !ok {
-			continue
-		}
-		if from := m.from.Load(); from != 0 && now.UnixNano() >= from {
-			m.notes.Add(1)
-		}
-		if have && unit <= last {
-			m.dups.Add(1)
-			continue
-		}
-		last, have = unit, true
-		m.count(unit, block, now)
-	}
-}
-
-// parse finds a notification's unit: the head number (newHeads), or the
-// block number and log index (logs).
-func (m *meter) parse(msg []byte) (unit, block uint64, ok bool) {
-	if m.kind == KindNewHeads {
-		n, ok := hexField(msg, `"number":"0x`)
-		return n, n, ok
-	}
-	b, ok1 := hexField(msg, `"blockNumber":"0x`)
-	i, ok2 := hexField(msg, `"logIndex":"0x`)
-	return b<<20 | i&(1<<20-1), b, ok1 && ok2
-}
-
-func hexField(msg []byte, key string) (uint64, bool) {
-	at := bytes.Index(msg, []byte(key))
-	if at < 0 {
-		return 0, false
-	}
-	rest := msg[at+len(key):]
-	end := bytes.IndexByte(rest, '"')
-	if end <= 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(rest[:end]), 16, 64)
-	return n, err == nil
-}
-
-func (m *meter) count(unit, block uint64, now time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	u := m.units[unit]
-	if u == nil {
-		u = &unitCount{block: block}
-		m.units[unit] = u
-	}
-	u.n++
-	s := m.blocks[block]
-	if s == nil {
-		m.blocks[block] = &span{first: now, last: now}
-		return
-	}
-	s.last = now
-}
-
-// summarize fills res from the blocks first seen in [from, end]: their
-// spreads, and the copies of their heads (logs) missing among subscribers.
-func (m *meter) summarize(res *SubscribeResult, from, end time.Time, subscribers int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	res.Duplicated = m.dups.Load()
-	res.Closed = m.closed.Load()
-	if s := m.firstErr.Load(); s != nil {
-		res.FirstClose = *s
-	}
-	measured := map[uint64]bool{}
-	var spreads []time.Duration
-	for b, s := range m.blocks {
-		if s.first.Before(from) || s.first.After(end) {
-			continue
-		}
-		measured[b] = true
-		spreads = append(spreads, s.last.Sub(s.first))
-	}
-	res.Heads = len(spreads)
-	complete := map[uint64]bool{}
-	for b := range measured {
-		complete[b] = true
-	}
-	for _, u := range m.units {
-		if !measured[u.block] {
-			continue
-		}
-		if short := int64(subscribers) - u.n; short > 0 {
-			res.Missed += short
-			complete[u.block] = false
-		}
-	}
-	for _, ok := range complete {
-		if ok {
-			res.Complete++
-		}
-	}
-	if len(spreads) == 0 {
-		return
-	}
-	slices.Sort(spreads)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	res.Spread = SpreadMs{P50: ms(percentile(spreads, 0.50)), P99: ms(percentile(spreads, 0.99)), Max: ms(spreads[len(spreads)-1])}
 }
 
 // WriteText prints a subscribe run for people.

@@ -107,20 +107,35 @@ func mapPendingTx(buf []byte, raw []byte) ([]byte, error) {
 	if invoke && out["entry_point_selector"] == nil {
 		out["entry_point_selector"] = executeSelector.AppendQuoted(nil)
 	}
+	if err := checkPendingFelts(out); err != nil {
+		return buf, err
+	}
+	return writePendingTx(buf, out, ms), nil
+}
+
+// checkPendingFelts checks the mapped fields that are felts, or lists of
+// felts, to be so.
+func checkPendingFelts(out map[string]json.RawMessage) error {
 	for _, f := range []string{"max_fee", "nonce", "contract_address", "entry_point_selector"} {
 		if v := out[f]; v != nil {
 			if err := checkFelt(v); err != nil {
-				return buf, fmt.Errorf("%s: %w", f, err)
+				return fmt.Errorf("%s: %w", f, err)
 			}
 		}
 	}
 	for _, f := range []string{"signature", "calldata"} {
 		if v := out[f]; v != nil {
 			if err := checkFelts(v); err != nil {
-				return buf, fmt.Errorf("%s: %w", f, err)
+				return fmt.Errorf("%s: %w", f, err)
 			}
 		}
 	}
+	return nil
+}
+
+// writePendingTx appends the mapped transaction to buf: the spec's fields
+// (out) in its order, then the original's other members (ms) as they were.
+func writePendingTx(buf []byte, out map[string]json.RawMessage, ms []member) []byte {
 	buf = append(buf, '{')
 	first := true
 	field := func(k string, v json.RawMessage) {
@@ -151,7 +166,7 @@ func mapPendingTx(buf []byte, raw []byte) ([]byte, error) {
 		buf = append(buf, ':')
 		buf = append(buf, m.val...)
 	}
-	return append(buf, '}'), nil
+	return append(buf, '}')
 }
 
 func isPendingField(k string) bool {

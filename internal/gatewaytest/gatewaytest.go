@@ -26,31 +26,53 @@ const Key = "0123456789abcdef0123456789abcdef"
 // use (another pipeline, metering wrapped by an observer).
 func Server(b testing.TB, n *pipeline.Network) *ingress.Server {
 	b.Helper()
-	ctx := context.Background()
-	store, err := keys.OpenSQLite(ctx, filepath.Join(b.TempDir(), "keys.db"))
+	s, closeAll, err := New(b.TempDir(), n)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { store.Close() })
+	b.Cleanup(closeAll)
+	return s
+}
+
+// New is Server for a caller without a testing.TB (a TestMain): its key
+// store is a SQLite file in dir, and closeAll releases what it holds.
+func New(dir string, n *pipeline.Network) (s *ingress.Server, closeAll func(), err error) {
+	ctx := context.Background()
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
+	store, err := keys.OpenSQLite(ctx, filepath.Join(dir, "keys.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	closers = append(closers, func() { store.Close() })
 	// The team plan without a rate: the limiter runs (and is measured) but
 	// never refuses the benchmark's load.
 	plans := keyconfig.Defaults()
 	plans[config.PlanTeam] = keys.Plan{Name: config.PlanTeam, Failover: true}
 	ks, err := keys.NewCache(ctx, store, plans, config.PlanTeam, []string{Key}, keys.CacheOptions{})
 	if err != nil {
-		b.Fatal(err)
+		return nil, nil, err
 	}
-	b.Cleanup(ks.Close)
+	closers = append(closers, ks.Close)
 	lim, err := ratelimit.New(ratelimit.Options{})
 	if err != nil {
-		b.Fatal(err)
+		return nil, nil, err
 	}
 	usage := ratelimit.NewUsage(store, time.Second)
-	b.Cleanup(func() { _ = usage.Close(context.Background()); _ = lim.Close() })
+	closers = append(closers, func() { _ = usage.Close(context.Background()); _ = lim.Close() })
 	meter := &ratelimit.Meter{Limiter: lim, Costs: ratelimit.NewCosts(nil), Usage: usage}
-	s := &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: ingress.RateMeter{Meter: meter}}
+	s = &ingress.Server{Keys: ks, Router: ingress.NewRouter(n), Pipeline: pipeline.Build(pipeline.Options{}), Metering: ingress.RateMeter{Meter: meter}}
 	s.SetReady(true)
-	return s
+	return s, closeAll, nil
 }
 
 // HashBodies are n distinct eth_getTransactionByHash requests, each a

@@ -16,6 +16,7 @@ import (
 // TestHostileBodies: what a hostile or broken client can send gets one clear
 // JSON-RPC error, within a deadline, and the gateway still serves afterwards.
 func TestHostileBodies(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
 	giantID := `"` + strings.Repeat("x", 1<<20) + `"`
 	overLimit := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["` + strings.Repeat("a", ingress.DefaultMaxBodyBytes) + `"]}`
@@ -76,6 +77,7 @@ func TestHostileBodies(t *testing.T) {
 
 // TestBodyLimitEdge: a body of exactly the limit is read; one byte more is refused.
 func TestBodyLimitEdge(t *testing.T) {
+	t.Parallel()
 	prefix := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[],"pad":"`
 	pad := ingress.DefaultMaxBodyBytes - len(prefix) - len(`"}`)
 	atLimit := prefix + strings.Repeat("a", pad) + `"}`
@@ -89,6 +91,7 @@ func TestBodyLimitEdge(t *testing.T) {
 // TestTruncatedBody: a client that stops sending mid-body and gives up
 // leaves the gateway serving.
 func TestTruncatedBody(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	pr, pw := io.Pipe()

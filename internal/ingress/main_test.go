@@ -7,45 +7,72 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/config"
-	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/gatewaytest"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
-// gw is one real nodegate over the embedded dev chain, shared by every test
-// of this binary (starting it is cheap, but once is cheaper).
-var gw *service.Service
+// gw is nodegate's ingress in front of the embedded dev chain (package
+// gatewaytest: the key check, the method rules and the route as in
+// production) on a loopback server, shared by every test of this binary
+// that is about the wire.
+var gw *wireGateway
+
+// wireGateway is where the wire tests send: its URL, its one key and the
+// dev chain behind it.
+type wireGateway struct {
+	url          string
+	GeneratedKey string
+	Node         *evmnode.Node
+}
+
+// URL is the gateway's base URL; WSURL the same for WebSockets.
+func (g *wireGateway) URL() string   { return g.url }
+func (g *wireGateway) WSURL() string { return "ws" + strings.TrimPrefix(g.url, "http") }
 
 func TestMain(m *testing.M) {
 	runAsClient()
 	runAsLogsClient()
+	os.Exit(runWithGateway(m))
+}
+
+// runWithGateway runs the tests with gw started, and stops it after.
+func runWithGateway(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "nodegate-ingress")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
-	cfg := config.Ephemeral(dir)
-	// These tests are about the wire: the generated key's plan (team) gets
-	// no rate or daily limit, so that big batches are never refused with 429.
-	cfg.Plans["team"] = config.Plan{Failover: true}
+	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	s, err := service.Start(ctx, cfg)
+	node, err := evmnode.Start(ctx, evmnode.Config{})
 	cancel()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "start nodegate:", err)
-		os.Exit(1)
+		fmt.Fprintln(os.Stderr, "start the embedded node:", err)
+		return 1
 	}
-	gw = s
-	code := m.Run()
-	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
-	_ = s.Close(ctx)
-	cancel()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	defer node.Close()
+	// These tests are about the wire: the key's plan (team) gets no rate
+	// or daily limit, so that big batches are never refused with 429.
+	s, closeAll, err := gatewaytest.New(dir, &pipeline.Network{Name: "wire", Methods: methods.NewTable(methods.FamilyEVM), Upstream: transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start the gateway:", err)
+		return 1
+	}
+	defer closeAll()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	gw = &wireGateway{url: srv.URL, GeneratedKey: gatewaytest.Key, Node: node}
+	return m.Run()
 }
 
 // client bounds every request: a hang is a failure, not a stuck test.

@@ -15,6 +15,7 @@ import (
 // TestSendRawTransaction sends a transaction signed with a dev account
 // through the gateway, then reads it and its receipt back through it.
 func TestSendRawTransaction(t *testing.T) {
+	t.Parallel()
 	accs := gw.Node.Accounts()
 	if len(accs) < 2 {
 		t.Fatalf("dev chain has %d accounts", len(accs))
@@ -84,6 +85,7 @@ func TestSendRawTransaction(t *testing.T) {
 }
 
 func TestSendRawTransactionGarbage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, params string
 		code         int

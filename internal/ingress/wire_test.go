@@ -9,6 +9,7 @@ import (
 )
 
 func TestForwardedStandardMethods(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		method string
 		check  func(result string) bool
@@ -31,6 +32,7 @@ func TestForwardedStandardMethods(t *testing.T) {
 
 // TestIDsEchoed: the id comes back byte for byte, whatever its spelling.
 func TestIDsEchoed(t *testing.T) {
+	t.Parallel()
 	ids := []string{`0`, `1`, `1e3`, `-1`, `1.0`, `18446744073709551616123`, `"abc"`, `""`,
 		`"a\"b\\c\u0000\n"`, `"héllo ✓ 😀"`, `"\ud83d\ude00"`, `null`}
 	for _, id := range ids {
@@ -51,6 +53,7 @@ func TestIDsEchoed(t *testing.T) {
 }
 
 func TestParamsOptionalAndNull(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"missing params": `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`,
 		"null params":    `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":null}`,
@@ -68,6 +71,7 @@ func TestParamsOptionalAndNull(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	garbage := []byte("\x00\xff not json {{{")
 	cases := []struct {
 		name, path string
@@ -77,10 +81,10 @@ func TestAuth(t *testing.T) {
 		{"no key, trailing slash", "/v3/", []byte(call("1", "eth_chainId", "[]")), "API key required in the url"},
 		{"no key, no slash", "/v3", []byte(call("1", "eth_chainId", "[]")), "API key required in the url"},
 		{"no key, garbage body", "/v3/", garbage, "API key required in the url"},
-		{"wrong key", "/v3/0123456789abcdef0123456789abcdef", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
+		{"wrong key", "/v3/fedcba9876543210fedcba9876543210", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
 		{"malformed key", "/v3/not-a-key", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
-		{"wrong key, garbage body", "/v3/0123456789abcdef0123456789abcdef", garbage, "invalid API key"},
-		{"wrong key, oversized body", "/v3/0123456789abcdef0123456789abcdef", make([]byte, 6<<20), "invalid API key"},
+		{"wrong key, garbage body", "/v3/fedcba9876543210fedcba9876543210", garbage, "invalid API key"},
+		{"wrong key, oversized body", "/v3/fedcba9876543210fedcba9876543210", make([]byte, 6<<20), "invalid API key"},
 		{"key with extra segment", keyPath() + "/x", []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
 		{"upper-case key", "/v3/" + strings.ToUpper(gw.GeneratedKey), []byte(call("1", "eth_chainId", "[]")), "invalid API key"},
 	}
@@ -92,6 +96,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestHTTPMethods(t *testing.T) {
+	t.Parallel()
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		t.Run(m, func(t *testing.T) {
 			r := do(t, m, keyPath(), nil)
@@ -114,6 +119,7 @@ func TestHTTPMethods(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	r := do(t, http.MethodGet, "/health", nil)
 	if r.Status != http.StatusOK || !json.Valid(r.Body) || !strings.Contains(string(r.Body), `"ok"`) {
 		t.Fatalf("HTTP %d: %s", r.Status, r.Body)
@@ -122,6 +128,7 @@ func TestHealth(t *testing.T) {
 
 // TestErrorTable walks docs/spec.md's table for the errors of the wire.
 func TestErrorTable(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, body string
 		code       int
@@ -160,6 +167,7 @@ func TestErrorTable(t *testing.T) {
 }
 
 func TestBatches(t *testing.T) {
+	t.Parallel()
 	t.Run("mixed valid and invalid, in order", func(t *testing.T) {
 		r := post(t, batchOf(
 			call("1", "eth_chainId", "[]"),

@@ -251,7 +251,7 @@ func TestWebSocketInvalidUTF8(t *testing.T) {
 		{"id in a batch, binary frame", websocket.BinaryMessage, `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":"` + "\xed\xa0\x80" + `","method":"eth_chainId"}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dial(t, gw)
+			c := dialURL(t, websocket.DefaultDialer, gw.WSURL()+"/ws"+keyPath())
 			if err := c.WriteMessage(tc.frame, []byte(tc.msg)); err != nil {
 				t.Fatal(err)
 			}

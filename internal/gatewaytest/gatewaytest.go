@@ -22,11 +22,22 @@ import (
 // Key is the one key the gateway accepts.
 const Key = "0123456789abcdef0123456789abcdef"
 
-// Server is the gateway in front of n. Its fields may be changed before
-// use (another pipeline, metering wrapped by an observer).
+// Team is the plan of the gateway's key by default: the team plan without
+// a rate, so that the limiter runs (and is measured) but never refuses a
+// benchmark's load.
+var Team = keys.Plan{Name: config.PlanTeam, Failover: true}
+
+// Server is the gateway in front of n, its key on Team. Its fields may be
+// changed before use (another pipeline, metering wrapped by an observer).
 func Server(b testing.TB, n *pipeline.Network) *ingress.Server {
 	b.Helper()
-	s, closeAll, err := New(b.TempDir(), n)
+	return ServerOn(b, n, Team)
+}
+
+// ServerOn is Server with its key on the plan team (named config.PlanTeam).
+func ServerOn(b testing.TB, n *pipeline.Network, team keys.Plan) *ingress.Server {
+	b.Helper()
+	s, closeAll, err := New(b.TempDir(), n, team)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,9 +45,9 @@ func Server(b testing.TB, n *pipeline.Network) *ingress.Server {
 	return s
 }
 
-// New is Server for a caller without a testing.TB (a TestMain): its key
+// New is ServerOn for a caller without a testing.TB (a TestMain): its key
 // store is a SQLite file in dir, and closeAll releases what it holds.
-func New(dir string, n *pipeline.Network) (s *ingress.Server, closeAll func(), err error) {
+func New(dir string, n *pipeline.Network, team keys.Plan) (s *ingress.Server, closeAll func(), err error) {
 	ctx := context.Background()
 	var closers []func()
 	closeAll = func() {
@@ -54,10 +65,9 @@ func New(dir string, n *pipeline.Network) (s *ingress.Server, closeAll func(), e
 		return nil, nil, err
 	}
 	closers = append(closers, func() { store.Close() })
-	// The team plan without a rate: the limiter runs (and is measured) but
-	// never refuses the benchmark's load.
 	plans := keyconfig.Defaults()
-	plans[config.PlanTeam] = keys.Plan{Name: config.PlanTeam, Failover: true}
+	team.Name = config.PlanTeam
+	plans[config.PlanTeam] = team
 	ks, err := keys.NewCache(ctx, store, plans, config.PlanTeam, []string{Key}, keys.CacheOptions{})
 	if err != nil {
 		return nil, nil, err

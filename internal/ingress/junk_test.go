@@ -2,13 +2,20 @@ package ingress_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/gatewaytest"
+	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/methods"
+	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // TestJunkIsRateLimited: a 5 MB body of 1,000 entries that are not
@@ -16,12 +23,17 @@ import (
 // 1,000-credit-per-second key), so sending it again at once is refused
 // with 429 -32005 instead of being served for free for ever.
 func TestJunkIsRateLimited(t *testing.T) {
-	s := startGateway(t, func(c *config.Config) { c.Plans["team"] = config.Plan{RatePerSecond: 1000} })
+	t.Parallel()
+	n := &pipeline.Network{Name: "junk", Methods: methods.NewTable(methods.FamilyEVM), Upstream: upstream.Func{ID: "none", Fn: func(context.Context, []byte) ([]byte, error) {
+		return nil, errors.New("junk reaches no node")
+	}}}
+	srv := httptest.NewServer(gatewaytest.ServerOn(t, n, keys.Plan{RatePerSecond: 1000}).Handler())
+	t.Cleanup(srv.Close)
 	entry := `"` + strings.Repeat("x", 5000) + `"`
 	body := []byte("[" + strings.TrimSuffix(strings.Repeat(entry+",", 1000), ",") + "]")
 	statuses := make([]int, 0, 3)
 	for range 3 {
-		resp, err := client.Post(s.URL()+"/v3/"+s.GeneratedKey, "application/json", bytes.NewReader(body))
+		resp, err := client.Post(srv.URL+"/v3/"+gatewaytest.Key, "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func runWithGateway(m *testing.M) int {
 	defer node.Close()
 	// These tests are about the wire: the key's plan (team) gets no rate
 	// or daily limit, so that big batches are never refused with 429.
-	s, closeAll, err := gatewaytest.New(dir, &pipeline.Network{Name: "wire", Methods: methods.NewTable(methods.FamilyEVM), Upstream: transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())})
+	s, closeAll, err := gatewaytest.New(dir, &pipeline.Network{Name: "wire", Methods: methods.NewTable(methods.FamilyEVM), Upstream: transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())}, gatewaytest.Team)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the gateway:", err)
 		return 1

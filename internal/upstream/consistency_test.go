@@ -3,7 +3,6 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -149,19 +148,8 @@ func TestPoolWaitsForAMemberToReachTheHead(t *testing.T) {
 // do not gossip); a member that already has it took it; with broadcast
 // off, one member gets it.
 func TestPoolBroadcastsWrites(t *testing.T) {
-	signer, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	to := common.HexToAddress("0xaa")
-	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
-		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, _ := tx.MarshalBinary()
-	raw := hexutil.Encode(bin)
-	hash := fmt.Sprintf(`"%s"`, crypto.Keccak256Hash(bin).Hex())
+	tx, raw := signedTx(t)
+	hash := `"` + tx.Hash().Hex() + `"`
 	a, b := newChainNode(t, 10), newChainNode(t, 10)
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour}, httpMember(t, a.srv.URL), httpMember(t, b.srv.URL))
 	if got := send(t, p, "eth_sendRawTransaction", `["`+raw+`"]`, false); string(got.Result) != `"0xtaken"` {
@@ -185,4 +173,25 @@ func TestPoolBroadcastsWrites(t *testing.T) {
 	if e.has(raw) == f.has(raw) {
 		t.Fatalf("broadcast off: members have it %v and %v, want exactly one", e.has(raw), f.has(raw))
 	}
+}
+
+// signedTx is a well-formed transaction signed for chain 5 by a new
+// account (unfunded), and its bytes in hex.
+func signedTx(t *testing.T) (*types.Transaction, string) {
+	t.Helper()
+	signer, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := common.HexToAddress("0xaa")
+	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
+		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx, hexutil.Encode(bin)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -13,10 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
@@ -100,18 +95,8 @@ func TestOwnRequestsUseTheFamilysMethods(t *testing.T) {
 		t.Errorf("gas limit %d, want 30000000", got)
 	}
 
-	signer, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	to := common.HexToAddress("0xaa")
-	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
-		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, _ := tx.MarshalBinary()
-	params := `["` + hexutil.Encode(bin) + `"]`
+	tx, raw := signedTx(t)
+	params := `["` + raw + `"]`
 	rule, _ := methods.NewTable(methods.FamilyEVM).Lookup("eth_sendRawTransaction")
 	resp, _, err := p.Send(context.Background(), upstream.Call{
 		Body: jsonrpc.AppendRequest(nil, 1, "eth_sendRawTransaction", json.RawMessage(params)), Rule: rule, Params: json.RawMessage(params),

@@ -17,6 +17,7 @@ import (
 	"github.com/nodegate/nodegate/internal/gatewaytest"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/pipeline"
+	"github.com/nodegate/nodegate/internal/subs"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
@@ -63,7 +64,15 @@ func runWithGateway(m *testing.M) int {
 	defer node.Close()
 	// These tests are about the wire: the key's plan (team) gets no rate
 	// or daily limit, so that big batches are never refused with 429.
-	s, closeAll, err := gatewaytest.New(dir, &pipeline.Network{Name: "wire", Methods: methods.NewTable(methods.FamilyEVM), Upstream: transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())}, gatewaytest.Team)
+	// Its pool follows the node's heads, and its hub serves subscriptions.
+	up := transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())
+	pool := upstream.NewPool("wire", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: up, BatchSize: 1})
+	pool.Start(context.Background())
+	defer pool.Close()
+	hub := subs.NewHub(subs.Options{}, pool)
+	defer hub.Close()
+	n := &pipeline.Network{Name: "wire", Methods: methods.NewTable(methods.FamilyEVM), Upstream: up, Pool: pool, Subs: hub}
+	s, closeAll, err := gatewaytest.New(dir, n, gatewaytest.Team)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the gateway:", err)
 		return 1

@@ -36,6 +36,12 @@ func dial(t *testing.T, s *service.Service) *websocket.Conn {
 	return c
 }
 
+// dialGW opens a WebSocket to the wire tests' gateway (gw) with its key.
+func dialGW(t *testing.T) *websocket.Conn {
+	t.Helper()
+	return dialURL(t, websocket.DefaultDialer, gw.WSURL()+"/ws"+keyPath())
+}
+
 // roundTrip sends one text message and reads the next message.
 func roundTrip(t *testing.T, c *websocket.Conn, msg string) string {
 	t.Helper()
@@ -81,7 +87,8 @@ func asClose(err error, ce **websocket.CloseError) bool {
 // TestWebSocketAuthBeforeUpgrade: the key is checked at the upgrade, with
 // the same answers as HTTP.
 func TestWebSocketAuthBeforeUpgrade(t *testing.T) {
-	s := startGateway(t, nil)
+	t.Parallel()
+	s := gw
 	for _, tc := range []struct {
 		name, path string
 		status     int
@@ -89,7 +96,7 @@ func TestWebSocketAuthBeforeUpgrade(t *testing.T) {
 	}{
 		{"no key", "/ws/v3/", http.StatusUnauthorized, "API key required in the url"},
 		{"no key, no slash", "/ws/v3", http.StatusUnauthorized, "API key required in the url"},
-		{"unknown key", "/ws/v3/0123456789abcdef0123456789abcdef", http.StatusUnauthorized, "invalid API key"},
+		{"unknown key", "/ws/v3/fedcba9876543210fedcba9876543210", http.StatusUnauthorized, "invalid API key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, resp, err := websocket.DefaultDialer.Dial(s.WSURL()+tc.path, nil)
@@ -123,8 +130,8 @@ func TestWebSocketAuthBeforeUpgrade(t *testing.T) {
 // TestWebSocketMessages: every message answered through the HTTP pipeline,
 // ids unchanged, bad input answered as on HTTP.
 func TestWebSocketMessages(t *testing.T) {
-	s := startGateway(t, nil)
-	c := dial(t, s)
+	t.Parallel()
+	c := dialGW(t)
 	for _, tc := range []struct{ name, in, want string }{
 		{"call, numeric id", `{"jsonrpc":"2.0","id":42,"method":"eth_chainId","params":[]}`, `{"jsonrpc":"2.0","id":42,"result":"0x539"}`},
 		{"zero id", `{"jsonrpc":"2.0","id":0,"method":"eth_chainId","params":[]}`, `{"jsonrpc":"2.0","id":0,"result":"0x539"}`},
@@ -162,8 +169,9 @@ func TestWebSocketMessages(t *testing.T) {
 
 // TestWebSocketSameRulesAsHTTP: a call answers the same bytes on both transports.
 func TestWebSocketSameRulesAsHTTP(t *testing.T) {
-	s := startGateway(t, nil)
-	c := dial(t, s)
+	t.Parallel()
+	s := gw
+	c := dialGW(t)
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"admin_nodeInfo","params":[]}`,
 		`{"jsonrpc":"2.0","id":2,"method":"eth_getLogs","params":[{"blockHash":"0x0000000000000000000000000000000000000000000000000000000000000001","fromBlock":"0x1"}]}`,
@@ -206,8 +214,8 @@ func readAll(resp *http.Response) string {
 // TestWebSocketConcurrentCalls: calls on one connection run concurrently
 // and each answer carries its own id.
 func TestWebSocketConcurrentCalls(t *testing.T) {
-	s := startGateway(t, nil)
-	c := dial(t, s)
+	t.Parallel()
+	c := dialGW(t)
 	const n = 200
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -251,7 +259,7 @@ func TestWebSocketInvalidUTF8(t *testing.T) {
 		{"id in a batch, binary frame", websocket.BinaryMessage, `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":"` + "\xed\xa0\x80" + `","method":"eth_chainId"}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dialURL(t, websocket.DefaultDialer, gw.WSURL()+"/ws"+keyPath())
+			c := dialGW(t)
 			if err := c.WriteMessage(tc.frame, []byte(tc.msg)); err != nil {
 				t.Fatal(err)
 			}

@@ -77,7 +77,7 @@ type fakeMember struct {
 	calls sync.Map     // method → *atomic.Int64
 }
 
-func newFakeMember(t *testing.T, c *fakeChain, head string) *fakeMember {
+func newFakeMember(t testing.TB, c *fakeChain, head string) *fakeMember {
 	m := &fakeMember{chain: c}
 	m.head.Store(head)
 	m.srv = httptest.NewServer(m)
@@ -131,7 +131,7 @@ func (m *fakeMember) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // startFakePool starts a pool of http members polled for their head
 // blocks (so it keeps the canonical chain by hash), and its hub.
-func startFakePool(t *testing.T, members ...*fakeMember) (*upstream.Pool, *Hub) {
+func startFakePool(t testing.TB, members ...*fakeMember) (*upstream.Pool, *Hub) {
 	t.Helper()
 	var mcs []upstream.MemberConfig
 	for _, m := range members {
@@ -201,7 +201,8 @@ func notes(id string, removed bool, blocks ...string) []chainNote {
 // the members switch to a fork (one first, the other later), the logs of
 // the abandoned blocks come again with removed: true, oldest first, then
 // the fork's logs, each exactly once; when a member dies, the other goes
-// on without a gap.
+// on without a gap. Each block's logs are read once, for every logs
+// subscription.
 func TestChainSubscriptionsOverHTTPMembers(t *testing.T) {
 	c := newFakeChain()
 	h5 := c.add(1, 5, 0, 0)
@@ -248,6 +249,11 @@ func TestChainSubscriptionsOverHTTPMembers(t *testing.T) {
 	}
 	if got := waitNotes(t, r, 0, other); len(got) != 0 {
 		t.Fatalf("a filter no log matches got %v", got)
+	}
+	// One eth_getLogs per block that joined the chain, for both logs
+	// streams together.
+	if n := a.count("eth_getLogs") + b.count("eth_getLogs"); n != 7 {
+		t.Errorf("%d eth_getLogs for 7 blocks, want 7", n)
 	}
 }
 

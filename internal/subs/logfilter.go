@@ -17,9 +17,6 @@ import (
 // is judged here as go-ethereum judges one: its filter is checked when it
 // is made, and each log of a block is matched against it in process.
 
-// maxFilterTopics is go-ethereum's bound on a logs filter's topic positions.
-const maxFilterTopics = 4
-
 // The block numbers of go-ethereum's tags, as a parsed filter holds them.
 const (
 	tagEarliest = -5
@@ -34,12 +31,10 @@ type logFilter struct {
 	topics    [][]common.Hash
 }
 
-// checkLogFilter checks a logs subscription's filter as go-ethereum's
-// eth_subscribe("logs") does, with its answers.
+// checkLogFilter checks a logs subscription's block range as go-ethereum's
+// eth_subscribe("logs") does, with its answers (its topic bound is
+// parseLogs', when the filter is read).
 func checkLogFilter(crit filters.FilterCriteria) (logFilter, *jsonrpc.Error) {
-	if len(crit.Topics) > maxFilterTopics {
-		return logFilter{}, jsonrpc.NewError(-32000, "exceed max topics")
-	}
 	from, to := blockOf(crit.FromBlock), blockOf(crit.ToBlock)
 	if from == tagPending || to == tagPending {
 		return logFilter{}, jsonrpc.ErrInvalidParams("pending logs are not supported")

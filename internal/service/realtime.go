@@ -12,12 +12,15 @@ import (
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
-// startSubs makes a network's subscription hub over its pool: streams run
-// on the member the pool ranks best among those that can push (the
-// embedded node in process, ws(s):// upstreams over their own connection).
-// A network of HTTP-only upstreams has none, and eth_subscribe says so.
+// startSubs makes a network's subscription hub over its pool: newHeads
+// and logs are made from the pool's canonical chain where it keeps one by
+// hash (EVM networks, whatever their members), other streams run on the
+// member the pool ranks best among those that can push (the embedded node
+// in process, ws(s):// upstreams over their own connection). A network
+// with neither (a Starknet network of HTTP-only upstreams) has none, and
+// eth_subscribe says so.
 func (s *Service) startSubs(pool *upstream.Pool) *subs.Hub {
-	if !pool.Subscribers() {
+	if !pool.Subscribers() && !pool.Canon().Tracked() {
 		return nil
 	}
 	h := subs.NewHub(subs.Options{}, pool)

@@ -1,7 +1,15 @@
 // Package subs is the subscription hub of one network: it keeps one
-// upstream subscription per stream (kind + filter) and fans its
-// notifications out to every client subscription of that stream, under ids
-// that nodegate makes. Every stream runs on one member of the network's
+// stream per kind + filter and fans its notifications out to every client
+// subscription of that stream, under ids that nodegate makes. On a pool
+// that keeps the canonical chain by hash (EVM networks), newHeads and
+// logs are made from that chain, whatever the members are (chain.go): one
+// follower per network (upstream.CanonView.Follow), each new block read
+// once (eth_getBlockByHash for its header, one eth_getLogs by its hash for
+// its logs, through the pool's Send), each log matched against every logs
+// stream's filter in process (logfilter.go), and the logs of blocks that
+// leave the chain sent again with removed: true. Every other stream (and
+// newHeads on other pools) is one upstream subscription and runs on one
+// member of the network's
 // upstream.Pool, the one the pool ranks best (hub.go); the hub follows the
 // pool (follow.go) and moves every stream when that member leaves service
 // or falls behind the head, and re-subscribes when a subscription ends,
@@ -14,8 +22,9 @@
 // (internal/admission): subs itself counts no keys.
 //
 // It subscribes through the member's upstream.Subscriber (the member's own
-// ws connection, or the embedded node in process) and reads gap fills with
-// the member's Do: it dials nothing itself. It must not choose members by
+// ws connection, or the embedded node in process), reads gap fills with
+// the member's Do and the chain's blocks with the pool's Send: it dials
+// nothing itself. It must not choose members by
 // its own rules: the pool's SubscriptionMember, InService and Lag decide.
 //
 // A stream encodes each notification once (jsonrpc.Notification) and

@@ -72,6 +72,13 @@ type Hub struct {
 	done chan struct{}
 
 	stats hubStats // stats.go
+
+	// feed makes newHeads and logs from the pool's canonical chain (nil:
+	// the pool keeps none; they run on a member's subscription): chain.go.
+	// chainList is the snapshot of the streams it feeds (nil: changed),
+	// guarded by mu.
+	feed      *chainFeed
+	chainList []*stream
 }
 
 // NewHub makes the hub of the network whose node side is pool; it follows
@@ -79,6 +86,10 @@ type Hub struct {
 func NewHub(opts Options, pool *upstream.Pool) *Hub {
 	h := &Hub{opts: opts.withDefaults(), pool: pool, streams: make(map[string]*stream),
 		moved: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+	if pool.Canon().Tracked() {
+		h.feed = newChainFeed(h)
+		go h.feed.run()
+	}
 	go h.follow()
 	return h
 }
@@ -115,6 +126,10 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	close(h.quit)
 	<-h.done
+	if h.feed != nil {
+		h.feed.stopBase()
+		<-h.feed.done
+	}
 	for _, st := range streams {
 		st.stop()
 	}
@@ -174,6 +189,7 @@ func (h *Hub) join(ctx context.Context, req request, sub *subscription) (*stream
 	if st == nil {
 		st = newStream(h, req)
 		h.streams[req.key] = st
+		h.chainList = nil
 	}
 	st.refs++
 	h.mu.Unlock()
@@ -195,9 +211,33 @@ func (h *Hub) leave(st *stream, sub *subscription) {
 	last := st.refs == 0
 	if last && h.streams[st.req.key] == st {
 		delete(h.streams, st.req.key)
+		h.chainList = nil
 	}
 	h.mu.Unlock()
 	if last {
 		st.stop()
 	}
+}
+
+// chainStreams are the streams the chain feeds: the newHeads one (nil:
+// none) and the logs ones. The snapshot (the newHeads stream first) is
+// never modified once made.
+func (h *Hub) chainStreams() (heads *stream, logs []*stream) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.chainList == nil {
+		h.chainList = make([]*stream, 0, len(h.streams))
+		for _, st := range h.streams {
+			switch {
+			case st.req.kind == KindNewHeads && h.fedByChain(KindNewHeads):
+				h.chainList = append([]*stream{st}, h.chainList...)
+			case st.req.kind == KindLogs && h.fedByChain(KindLogs):
+				h.chainList = append(h.chainList, st)
+			}
+		}
+	}
+	if len(h.chainList) > 0 && h.chainList[0].req.kind == KindNewHeads {
+		return h.chainList[0], h.chainList[1:]
+	}
+	return nil, h.chainList
 }

@@ -86,7 +86,7 @@ func (r *recorder) heads(t *testing.T, n int) []uint64 {
 	return out
 }
 
-func subscribe(t *testing.T, c *Client, params string) string {
+func subscribe(t testing.TB, c *Client, params string) string {
 	t.Helper()
 	id, err := c.Subscribe(context.Background(), json.RawMessage(params))
 	if err != nil {

@@ -25,6 +25,8 @@ type request struct {
 	// filterSize is a logs filter's addresses and topic values (0 for
 	// other kinds, or every log).
 	filterSize int
+	// filter is a logs subscription's filter, as parsed (logfilter.go).
+	filter filters.FilterCriteria
 }
 
 // paramsOf renders eth_subscribe params.
@@ -83,7 +85,7 @@ func parseLogs(rest []json.RawMessage) (request, *jsonrpc.Error) {
 	for _, position := range crit.Topics {
 		size += len(position)
 	}
-	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), params: paramsOf(KindLogs, filter), filterSize: size}, nil
+	return request{kind: KindLogs, key: KindLogs + "|" + string(canon), params: paramsOf(KindLogs, filter), filterSize: size, filter: crit}, nil
 }
 
 func parsePending(rest []json.RawMessage) (request, *jsonrpc.Error) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -35,17 +37,39 @@ type stream struct {
 	// Used by the run goroutine alone.
 	heads headTracker // newHeads
 	logs  logTracker  // logs
+
+	// A stream made from the canonical chain (chain.go): fed counts it
+	// with the hub's feed while it lives; filter is a logs stream's
+	// filter, filterErr the answer when it is refused.
+	fed       atomic.Bool
+	filter    logFilter
+	filterErr *jsonrpc.Error
 }
 
 func newStream(h *Hub, req request) *stream {
-	return &stream{hub: h, req: req, quit: make(chan struct{}), subs: make(map[*subscription]struct{})}
+	st := &stream{hub: h, req: req, quit: make(chan struct{}), subs: make(map[*subscription]struct{})}
+	if req.kind == KindLogs && h.fedByChain(KindLogs) {
+		st.filter, st.filterErr = checkLogFilter(req.filter)
+	}
+	return st
 }
 
 // start makes the upstream subscription once; later callers wait for it and
 // share its outcome.
 func (st *stream) start(ctx context.Context) *jsonrpc.Error {
 	st.startOnce.Do(func() {
+		if st.hub.fedByChain(st.req.kind) {
+			if st.startErr = st.filterErr; st.startErr == nil {
+				st.fed.Store(true)
+				st.hub.feed.use()
+			}
+			return
+		}
 		m, moved, err := st.hub.member(nil)
+		if errors.Is(err, errNoMember) && !st.hub.pool.Subscribers() {
+			st.startErr = errNoPushingMember(st.req.kind)
+			return
+		}
 		if err != nil {
 			slog.Warn("subscription: no upstream", "kind", st.req.kind, "err", err)
 			st.startErr = jsonrpc.ErrUpstreamUnavailable()
@@ -114,7 +138,20 @@ func (st *stream) snapshot() []*subscription {
 	return st.list
 }
 
-func (st *stream) stop() { st.stopOnce.Do(func() { close(st.quit) }) }
+func (st *stream) stop() {
+	st.stopOnce.Do(func() {
+		close(st.quit)
+		if st.fed.Swap(false) {
+			st.hub.feed.release()
+		}
+	})
+}
+
+// errNoPushingMember answers a subscription of a kind only a member's own
+// subscription gives, on a network none of whose members can push.
+func errNoPushingMember(kind string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, fmt.Sprintf("notifications not supported: %s needs an upstream that pushes (an embedded or ws:// one); this network's are http(s):// only", kind))
+}
 
 // run forwards notifications until the stream stops, subscribing again
 // when the upstream subscription ends without being asked to or when the
@@ -225,7 +262,12 @@ const fanoutChunk = 128
 // subscribers does not make 10,000 writer goroutines (each with a stack)
 // before the first one writes.
 func (st *stream) fanout(raw json.RawMessage) {
-	n := jsonrpc.NewNotification(raw)
+	st.fanoutNotification(jsonrpc.NewNotification(raw))
+}
+
+// fanoutNotification is fanout of a notification already encoded (a log
+// shared by several streams).
+func (st *stream) fanoutNotification(n *jsonrpc.Notification) {
 	for i, sub := range st.snapshot() {
 		sub.client.deliver(sub, n)
 		if i%fanoutChunk == fanoutChunk-1 {

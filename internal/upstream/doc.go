@@ -11,8 +11,9 @@
 // mined block — the rule of what proves one is proof.go), the canonical
 // chain by hash — a hash-linked window of recent blocks built from heads
 // polled as blocks (PoolConfig.HeadBlockMethod) and pushed with their
-// hashes, which judges members on another branch (canon.go, headblock.go)
-// —, the answer to a
+// hashes, which judges members on another branch (canon.go, headblock.go),
+// and its changes told to followers by hash, blocks joining and leaving
+// (canonfollow.go) —, the answer to a
 // block far beyond every head (future.go), the chain its members serve —
 // chain id and genesis hash, learned with the finalized numbers (chain.go)
 // — the check that each member is on the pool's chain, by the family's

@@ -54,7 +54,7 @@ func ParsePublicKeyPEM(s string) (crypto.PublicKey, string, error) {
 	if len(s) > maxPEMLen {
 		return nil, "", fmt.Errorf("a PEM public key is at most %d bytes, got %d", maxPEMLen, len(s))
 	}
-	block, rest := pem.Decode([]byte(s))
+	block, rest := pem.Decode([]byte(strings.TrimSpace(s)))
 	if block == nil {
 		return nil, "", errNoPEM
 	}

@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -120,11 +121,15 @@ func (v *TokenVerifier) check(k *Key, set *jwtSet, token string) (*Narrowing, er
 func (v *TokenVerifier) verify(keyID string, set *jwtSet, token string, now time.Time) (tokenVerdict, error) {
 	var claims tokenClaims
 	p := jwt.NewParser(
-		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(v.opts.Leeway),
+		jwt.WithIssuedAt(), jwt.WithLeeway(v.opts.Leeway),
 		jwt.WithAudience(v.opts.Audience), jwt.WithTimeFunc(func() time.Time { return now }),
-		jwt.WithValidMethods([]string{AlgRS256, AlgES256}),
 	)
 	_, err := p.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
+		// The algorithm is the public key's, never the token's choice
+		// (no "none", no HS256 keyed with the public key).
+		if alg := t.Method.Alg(); alg != AlgRS256 && alg != AlgES256 {
+			return nil, tokenErrorf("JWT alg %s is not accepted: sign with RS256 or ES256", truncate(alg, 16))
+		}
 		kid, _ := t.Header["kid"].(string)
 		k, err := set.byKID(kid)
 		if err != nil {
@@ -137,6 +142,9 @@ func (v *TokenVerifier) verify(keyID string, set *jwtSet, token string, now time
 	})
 	if err != nil {
 		return tokenVerdict{}, v.explain(err)
+	}
+	if claims.ExpiresAt == nil {
+		return tokenVerdict{}, tokenErrorf("JWT has no exp claim (required)")
 	}
 	exp := claims.ExpiresAt.Time
 	from := now
@@ -160,18 +168,21 @@ func (v *TokenVerifier) verify(keyID string, set *jwtSet, token string, now time
 // explain turns the library's error into the 401 message: what was wrong
 // with the token, never the token.
 func (v *TokenVerifier) explain(err error) error {
-	var te *TokenError
+	var (
+		te      *TokenError
+		typeErr *json.UnmarshalTypeError
+	)
 	switch {
 	case errors.As(err, &te):
 		return te
+	case errors.As(err, &typeErr):
+		return tokenErrorf("JWT claims malformed: %s is not a %s", truncate(typeErr.Field, 32), typeErr.Type)
 	case errors.Is(err, jwt.ErrTokenMalformed):
 		return tokenErrorf("JWT malformed (want header.payload.signature, base64url)")
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
 		return tokenErrorf("JWT signature invalid")
-	case errors.Is(err, jwt.ErrTokenUnverifiable):
-		return tokenErrorf("JWT cannot be verified: its alg must be RS256 or ES256")
-	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return tokenErrorf("JWT has no exp claim (required)")
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing): // the aud (exp is checked after)
+		return tokenErrorf("JWT audience must include %q", v.opts.Audience)
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return tokenErrorf("JWT expired")
 	case errors.Is(err, jwt.ErrTokenNotValidYet):

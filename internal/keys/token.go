@@ -60,7 +60,7 @@ func tokenErrorf(format string, a ...any) error {
 }
 
 // ErrTokenRequired is a request without a token to a key that requires one.
-var ErrTokenRequired = &TokenError{Msg: "JWT required by this API key: send Authorization: Bearer <token>"}
+var ErrTokenRequired = &TokenError{Msg: "JWT required by this API key: send Authorization: Bearer TOKEN"}
 
 // TokenVerifier checks tokens against a key's public keys and keeps each
 // good token's verdict until the token expires, so that a client reusing

@@ -13,7 +13,9 @@ func TestValidateKeySecurity(t *testing.T) {
 		want string
 	}{
 		{"defaults", func(*Config) {}, ""},
-		{"proxies v4 and v6", func(c *Config) { c.TrustedProxies = []string{"127.0.0.1", "10.0.0.0/8", "fd00::/8", "::ffff:10.0.0.0/104"} }, ""},
+		{"proxies v4 and v6", func(c *Config) {
+			c.TrustedProxies = []string{"127.0.0.1", "10.0.0.0/8", "fd00::/8", "::ffff:10.0.0.0/104"}
+		}, ""},
 		{"a bad proxy", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/8", "10.0.0.0/33"} }, `trusted_proxies[1]: "10.0.0.0/33": not an IP address or CIDR`},
 		{"a proxy by name", func(c *Config) { c.TrustedProxies = []string{"haproxy"} }, `trusted_proxies[0]: "haproxy"`},
 		{"too many proxies", func(c *Config) { c.TrustedProxies = make([]string, 101) }, "trusted_proxies: at most 100 entries, got 101"},

@@ -64,6 +64,13 @@ type Config struct {
 	Log     Log     `yaml:"log"`
 	// Tracing: observability.go (docs/observability.md); read at start.
 	Tracing Tracing `yaml:"tracing"`
+	// TrustedProxies are the addresses and CIDRs of the hops in front of
+	// nodegate whose X-Forwarded-For it believes when it decides a
+	// client's address for a key's address allowlist (keysecurity.go,
+	// docs/deploy.md).
+	TrustedProxies []string `yaml:"trusted_proxies"`
+	// JWT configures keys' JSON Web Tokens (keysecurity.go, docs/keys.md).
+	JWT JWT `yaml:"jwt"`
 }
 
 // Plan is what a key's plan grants: the one plan type, internal/plan's

@@ -50,6 +50,7 @@ func (c *Config) Validate() error {
 	}
 	c.validateNetworks(bad)
 	c.validateStarknetListen(bad)
+	c.validateKeySecurity(bad)
 	for i := range c.Networks {
 		c.Networks[i].validate(fmt.Sprintf("networks[%d]", i), bad)
 	}

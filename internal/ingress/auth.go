@@ -29,44 +29,55 @@ const (
 )
 
 // authenticate decides the key of a request before its body is read: the
-// key in the path, then the key's request-level settings (secret, origin,
-// user agent). bypass reports that a correct secret lifts the per-call
-// allowlists too. The plain key never leaves this function: errors and
-// logs name keys by id only.
-func authenticate(lookup KeyLookup, r *http.Request, path, prefix string) (k *keys.Key, bypass bool, e *jsonrpc.Error) {
+// key in the path, then the key's request-level settings (address,
+// secret or token, origin, user agent). The admission says whether a
+// correct secret lifts the per-call allowlists and what a token narrows
+// them to. The plain key never leaves this function: errors and logs name
+// keys by id only.
+func (s *Server) authenticate(r *http.Request, path, prefix string) (k *keys.Key, a keys.Admission, e *jsonrpc.Error) {
 	plain, present := keyFromPath(path, prefix)
 	if !present {
-		return nil, false, jsonrpc.ErrUnauthorized(msgNoKey)
+		return nil, a, jsonrpc.ErrUnauthorized(msgNoKey)
 	}
-	k, ok := lookup.Lookup(plain)
+	k, ok := s.Keys.Lookup(plain)
 	if !ok {
-		return nil, false, jsonrpc.ErrUnauthorized(msgUnknownKey)
+		return nil, a, jsonrpc.ErrUnauthorized(msgUnknownKey)
 	}
-	bypass, e = admitKey(k, requestOf(r))
+	a, e = admitKey(k, s.requestOf(r, k.RestrictsAddresses()))
 	if e != nil {
-		return nil, false, e
+		return nil, a, e
 	}
-	return k, bypass, nil
+	return k, a, nil
 }
 
-// requestOf is what a key's request-level settings look at.
-func requestOf(r *http.Request) keys.Request {
-	return keys.Request{
+// requestOf is what a key's request-level settings look at; the client's
+// address is decided only when withAddr (a key with an address allowlist,
+// or a WebSocket whose key may get one while it is open).
+func (s *Server) requestOf(r *http.Request, withAddr bool) keys.Request {
+	req := keys.Request{
 		Authorization: r.Header.Get("Authorization"),
 		Origin:        r.Header.Get("Origin"),
 		UserAgent:     r.Header.Get("User-Agent"),
 	}
+	if withAddr {
+		req.Remote = s.TrustedProxies.ClientAddr(r)
+	}
+	return req
 }
 
 // admitKey applies a key's request-level settings and turns a refusal into
-// its answer: 401 for a wrong or missing secret, 403 for the allowlists.
-func admitKey(k *keys.Key, req keys.Request) (bypass bool, e *jsonrpc.Error) {
-	bypass, err := k.Admit(req)
+// its answer: 401 for a wrong or missing secret or token (the token's
+// message says what was wrong), 403 for the allowlists.
+func admitKey(k *keys.Key, req keys.Request) (keys.Admission, *jsonrpc.Error) {
+	a, err := k.Admit(req)
+	var te *keys.TokenError
 	switch {
+	case err == nil:
+		return a, nil
 	case errors.Is(err, keys.ErrBadSecret):
-		return false, jsonrpc.ErrUnauthorized("invalid API key or secret")
-	case err != nil:
-		return false, jsonrpc.ErrForbidden()
+		return a, jsonrpc.ErrUnauthorized("invalid API key or secret")
+	case errors.As(err, &te):
+		return a, jsonrpc.ErrUnauthorized(te.Msg)
 	}
-	return bypass, nil
+	return a, jsonrpc.ErrForbidden()
 }

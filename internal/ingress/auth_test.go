@@ -28,13 +28,20 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, keys.CacheOptions{}, nil)
+}
+
+// newFixtureWith is newFixture with the key cache's options (its Poll is
+// the fixture's) and the server's trusted proxies.
+func newFixtureWith(t *testing.T, opts keys.CacheOptions, trusted TrustedProxies) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	store, err := keys.OpenSQLite(ctx, filepath.Join(t.TempDir(), "keys.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	cache, err := keys.NewCache(ctx, store, keyconfig.Defaults(), config.PlanTeam, nil, keys.CacheOptions{Poll: 20 * time.Millisecond})
+	cache, err := keys.NewCache(ctx, store, keyconfig.Defaults(), config.PlanTeam, nil, func() keys.CacheOptions { opts.Poll = 20 * time.Millisecond; return opts }())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +53,9 @@ func newFixture(t *testing.T) *fixture {
 		Keys:     cache,
 		Router:   NewRouter(&pipeline.Network{Name: "mainnet", Methods: methods.NewTable(methods.FamilyEVM), Upstream: up}),
 		Pipeline: pipeline.Build(pipeline.Options{}),
+		// The fixture's client is 127.0.0.1: trusting it lets a test
+		// play a proxy's X-Forwarded-For.
+		TrustedProxies: trusted,
 	}
 	srv.SetReady(true)
 	hs := httptest.NewServer(srv.Handler())

@@ -39,8 +39,11 @@ type Server struct {
 	// Metering, when set, spends each request's credits before its calls
 	// run (refusing the whole request with 429) and counts usage.
 	Metering Metering
-	ready    atomic.Bool
-	ws       wsRegistry
+	// TrustedProxies are the hops whose X-Forwarded-For is believed for
+	// a key's address allowlist (clientaddr.go); empty: none.
+	TrustedProxies TrustedProxies
+	ready          atomic.Bool
+	ws             wsRegistry
 }
 
 // Metering is the rate limits' hook (RateMeter over internal/ratelimit.Meter): Admit is
@@ -112,7 +115,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, routeErr)
 		return
 	}
-	key, bypass, authErr := authenticate(s.Keys, r, path, httpPrefix)
+	key, adm, authErr := s.authenticate(r, path, httpPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
 		return
@@ -125,7 +128,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, bodyError(err, s.Limits.MaxBodyBytes))
 		return
 	}
-	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
+	info := pipeline.ClientInfo{Transport: "http", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: adm.Bypass, Narrow: adm.Narrow}
 	out := outPool.Get().(*[]byte)
 	defer recycle(&outPool, out)
 	aw := &answerWriter{buf: (*out)[:0], sendAt: streamAt}

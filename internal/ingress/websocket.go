@@ -59,7 +59,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, routeErr)
 		return
 	}
-	key, bypass, authErr := authenticate(s.Keys, r, r.URL.Path, wsPrefix)
+	key, adm, authErr := s.authenticate(r, r.URL.Path, wsPrefix)
 	if authErr != nil {
 		writeError(w, authErr)
 		return
@@ -90,8 +90,8 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		releaseKey()
 		return // the upgrader has answered the HTTP error
 	}
-	info := pipeline.ClientInfo{Transport: "ws", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: bypass}
-	c := newWSConn(s, conn, network, key, requestOf(r), info)
+	info := pipeline.ClientInfo{Transport: "ws", Origin: r.Header.Get("Origin"), UserAgent: r.Header.Get("User-Agent"), Remote: r.RemoteAddr, BypassAllowlists: adm.Bypass, Narrow: adm.Narrow}
+	c := newWSConn(s, conn, network, key, s.requestOf(r, true), info)
 	c.releaseKey = releaseKey
 	if !s.ws.add(c) {
 		releaseKey()

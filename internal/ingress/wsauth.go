@@ -18,19 +18,21 @@ import (
 // it; the reason is the HTTP answer's message (401 or 403).
 const closeKeyRefused = websocket.ClosePolicyViolation // 1008
 
-// admitCurrent returns the socket's key as it is now, and whether a secret
-// lifts the per-call allowlists; an error means the socket must close.
-func (c *wsConn) admitCurrent() (*keys.Key, bool, *jsonrpc.Error) {
+// admitCurrent returns the socket's key as it is now, and what its
+// request-level settings admitted (a token's verdict comes from the
+// verifier's cache: a socket opened with a token closes once it expires);
+// an error means the socket must close.
+func (c *wsConn) admitCurrent() (*keys.Key, keys.Admission, *jsonrpc.Error) {
 	k, ok := c.s.Keys.ByID(c.keyID)
 	if !ok {
-		return nil, false, jsonrpc.ErrUnauthorized(msgUnknownKey)
+		return nil, keys.Admission{}, jsonrpc.ErrUnauthorized(msgUnknownKey)
 	}
-	bypass, e := admitKey(k, c.keyReq)
+	a, e := admitKey(k, c.keyReq)
 	if e != nil {
-		return nil, false, e
+		return nil, a, e
 	}
 	c.key.Store(k)
-	return k, bypass, nil
+	return k, a, nil
 }
 
 // refuseKey closes the socket because its key no longer admits it.

@@ -142,7 +142,7 @@ func (c *wsConn) handle(bp *[]byte) {
 		c.inflight.Add(-1)
 		<-c.slots
 	}()
-	key, bypass, refused := c.admitCurrent()
+	key, adm, refused := c.admitCurrent()
 	if refused != nil {
 		putBuf(bp)
 		c.refuseKey(refused)
@@ -150,7 +150,7 @@ func (c *wsConn) handle(bp *[]byte) {
 	}
 	c.s.Keys.Used(key) // last_used_at, as an HTTP request's lookup
 	info := c.info
-	info.BypassAllowlists = bypass
+	info.BypassAllowlists, info.Narrow = adm.Bypass, adm.Narrow
 	var held heldIDs
 	ctx := context.WithValue(c.ctx, heldKey{}, &held)
 	out := getBuf()

@@ -56,9 +56,9 @@ func TestAdmitSecret(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := tc.key.Admit(Request{Authorization: tc.auth, Origin: tc.origin})
-			if !errors.Is(err, tc.wantErr) || b != tc.wantBypass {
-				t.Fatalf("Admit = %v, %v; want %v, %v", b, err, tc.wantBypass, tc.wantErr)
+			a, err := tc.key.Admit(Request{Authorization: tc.auth, Origin: tc.origin})
+			if !errors.Is(err, tc.wantErr) || a.Bypass != tc.wantBypass {
+				t.Fatalf("Admit = %+v, %v; want %v, %v", a, err, tc.wantBypass, tc.wantErr)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"net/netip"
 	"strings"
 )
 
@@ -17,6 +18,10 @@ type compiledSecurity struct {
 	contracts      map[[20]byte]struct{}
 	origins        []originPattern
 	userAgents     []string
+	// ips is nil without an address allowlist; jwt nil without public
+	// keys (nor a token required): such a key pays nothing for either.
+	ips []netip.Prefix
+	jwt *jwtSet
 }
 
 func compileSecurity(s *Security) compiledSecurity {
@@ -25,6 +30,8 @@ func compileSecurity(s *Security) compiledSecurity {
 		secretRequired: s.SecretRequired,
 		secretBypass:   s.SecretBypassesAllowlists,
 		userAgents:     s.UserAgents,
+		ips:            compilePrefixes(s.IPs),
+		jwt:            compileJWT(s),
 	}
 	if len(s.Methods) > 0 {
 		c.methods = make(map[string]struct{}, len(s.Methods))

@@ -30,6 +30,8 @@ type Cache struct {
 	staticPlan string
 	static     []*Key
 	opts       CacheOptions
+	// tokens checks every key's JSON Web Tokens (one verdict cache).
+	tokens *TokenVerifier
 
 	snap    atomic.Pointer[snapshot]
 	version int64 // guarded by refreshMu
@@ -62,6 +64,8 @@ type CacheOptions struct {
 	Poll time.Duration
 	// FlushUses is how often last-used times are written back (default 10s).
 	FlushUses time.Duration
+	// Tokens configure the check of keys' JSON Web Tokens.
+	Tokens TokenOptions
 }
 
 func (o CacheOptions) withDefaults() CacheOptions {
@@ -78,7 +82,7 @@ func (o CacheOptions) withDefaults() CacheOptions {
 // at start) and starts following the store. staticKeys are plain keys from
 // the configuration, accepted on staticPlan besides the store's keys.
 func NewCache(ctx context.Context, store Store, plans map[string]Plan, staticPlan string, staticKeys []string, opts CacheOptions) (*Cache, error) {
-	c := &Cache{store: store, plans: plans, staticPlan: staticPlan, opts: opts.withDefaults(), done: make(chan struct{})}
+	c := &Cache{store: store, plans: plans, staticPlan: staticPlan, opts: opts.withDefaults(), done: make(chan struct{}), tokens: NewTokenVerifier(opts.Tokens)}
 	c.shared.Store(&plans)
 	c.now.Store(time.Now().Unix())
 	plan, ok := plans[staticPlan]
@@ -276,7 +280,11 @@ func (c *Cache) compiled(r *Record, prev *Key) *Key {
 	if prev != nil {
 		lastUsed = prev.lastUsed
 	}
-	return r.compile(plan, lastUsed)
+	k := r.compile(plan, lastUsed)
+	if k.security.jwt != nil {
+		k.security.jwt.verifier = c.tokens
+	}
+	return k
 }
 
 // Changed returns a channel that is closed when the keys next change (a

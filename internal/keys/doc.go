@@ -2,7 +2,11 @@
 // memory on the hot path. A key is a 32-character lowercase hex secret that
 // nodegate keeps only as its SHA-256.
 //
-// It owns: the Key and its security settings (secret, allowlists), plans,
+// It owns: the Key and its security settings (secret, allowlists, the
+// client address allowlist: ipallow.go; JSON Web Tokens: the public keys,
+// jwtkeys.go, the check and its verdict cache, token.go, and what a
+// token's claims narrow, narrowing.go), its own limits (limits.go: rate,
+// daily credits, per-method rates, and the names of the limit in force), plans,
 // the persistent stores (SQLite by default, PostgreSQL for fleets) with
 // their versioned schema, the in-memory Cache that serves lookups and
 // follows store changes (by the change log: only the changed keys are

@@ -49,6 +49,10 @@ type Key struct {
 	// key's own overrides.
 	rate  float64
 	daily int64
+	// ownRate and ownDaily: the key's own limit is the one in force (set,
+	// and lower than the plan's), for refusals that name the limit.
+	ownRate, ownDaily bool
+	methodRates       []MethodRate
 	// lastUsed is unix seconds, shared by every snapshot's copy of this key
 	// so that a reload never loses a use.
 	lastUsed *atomic.Int64

@@ -95,10 +95,19 @@ type Patch struct {
 	AllowedContracts         *[]string `json:"allowed_contracts,omitempty"`
 	AllowedOrigins           *[]string `json:"allowed_origins,omitempty"`
 	AllowedUserAgents        *[]string `json:"allowed_user_agents,omitempty"`
+	// AllowedIPs replaces the address allowlist (addresses and CIDRs).
+	AllowedIPs *[]string `json:"allowed_ips,omitempty"`
+	// JWTKeys sets public keys by name (a PEM) or removes them (""); the
+	// others stay. JWTRequired refuses requests without a good token.
+	JWTKeys     map[string]string `json:"jwt_keys,omitempty"`
+	JWTRequired *bool             `json:"jwt_required,omitempty"`
 	// RatePerSecond and DailyCredits set the key's own limits (lower than
 	// the plan's to matter); 0 returns the key to its plan's.
 	RatePerSecond *float64 `json:"rate_per_second,omitempty"`
 	DailyCredits  *int64   `json:"daily_credits,omitempty"`
+	// MethodRates set methods' own rates in calls per second (0 removes
+	// one); the other methods' stay.
+	MethodRates map[string]float64 `json:"method_rates,omitempty"`
 }
 
 // Updated is a changed key, with the new secret when one was made.
@@ -243,6 +252,13 @@ func (m *Manager) apply(r *Record, p Patch) (secret string, err error) {
 	setList(&s.Contracts, p.AllowedContracts)
 	setList(&s.Origins, p.AllowedOrigins)
 	setList(&s.UserAgents, p.AllowedUserAgents)
+	setList(&s.IPs, p.AllowedIPs)
+	setBool(&s.JWTRequired, p.JWTRequired)
+	if p.JWTKeys != nil {
+		if err := applyJWTKeys(&s, p.JWTKeys); err != nil {
+			return "", err
+		}
+	}
 	if err := normalizeSecurity(&s); err != nil {
 		return "", err
 	}

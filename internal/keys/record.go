@@ -26,6 +26,9 @@ type Record struct {
 	// key; 0 keeps the plan's. The lower of plan and override applies.
 	RatePerSecond float64 `json:"rate_per_second"`
 	DailyCredits  int64   `json:"daily_credits"`
+	// MethodRates are the key's own per-method rates in calls per second
+	// (method → rate), on top of its credit rate.
+	MethodRates map[string]float64 `json:"method_rates"`
 	// Account is the customer account that owns the key ('' for a key
 	// the operator made). Its plan is the account's (internal/accounts
 	// changes both in one transaction), and its daily credits are counted
@@ -57,6 +60,15 @@ type Security struct {
 	Origins []string `json:"allowed_origins"`
 	// UserAgents match as substrings of the User-Agent header.
 	UserAgents []string `json:"allowed_user_agents"`
+	// IPs are the client addresses and CIDR prefixes (IPv4, IPv6) the key
+	// may be used from, in canonical form (ParsePrefix). A secret never
+	// lifts this list.
+	IPs []string `json:"allowed_ips"`
+	// JWTKeys are the public keys (at most MaxJWTKeys) a request's
+	// "Authorization: Bearer" token may be signed with; JWTRequired
+	// refuses a request without a good token.
+	JWTKeys     []JWTKey `json:"jwt_keys"`
+	JWTRequired bool     `json:"jwt_required"`
 }
 
 // MaxAllowlist is the most entries one allowlist may hold.
@@ -72,17 +84,20 @@ func (r *Record) compile(plan Plan, lastUsed *atomic.Int64) *Key {
 		}
 	}
 	return &Key{
-		ID:        r.ID,
-		Name:      r.Name,
-		Account:   r.Account,
-		Plan:      plan,
-		rate:      lowerLimit(plan.RatePerSecond, r.RatePerSecond),
-		daily:     lowerLimit(plan.DailyCredits, r.DailyCredits),
-		Networks:  r.Networks,
-		CreatedAt: r.CreatedAt,
-		hash:      r.Hash,
-		security:  compileSecurity(&r.Security),
-		lastUsed:  lastUsed,
+		ID:          r.ID,
+		Name:        r.Name,
+		Account:     r.Account,
+		Plan:        plan,
+		rate:        lowerLimit(plan.RatePerSecond, r.RatePerSecond),
+		daily:       lowerLimit(plan.DailyCredits, r.DailyCredits),
+		ownRate:     r.RatePerSecond > 0 && lowerLimit(plan.RatePerSecond, r.RatePerSecond) == r.RatePerSecond,
+		ownDaily:    r.DailyCredits > 0 && lowerLimit(plan.DailyCredits, r.DailyCredits) == r.DailyCredits,
+		methodRates: compileMethodRates(r.ID, r.MethodRates),
+		Networks:    r.Networks,
+		CreatedAt:   r.CreatedAt,
+		hash:        r.Hash,
+		security:    compileSecurity(&r.Security),
+		lastUsed:    lastUsed,
 	}
 }
 
@@ -90,10 +105,16 @@ func (r *Record) compile(plan Plan, lastUsed *atomic.Int64) *Key {
 // rather than null and HasSecret matches SecretHash.
 func (r *Record) normalize() {
 	r.Security.HasSecret = r.Security.SecretHash != nil
-	for _, l := range []*[]string{&r.Networks, &r.Security.Methods, &r.Security.Contracts, &r.Security.Origins, &r.Security.UserAgents} {
+	for _, l := range []*[]string{&r.Networks, &r.Security.Methods, &r.Security.Contracts, &r.Security.Origins, &r.Security.UserAgents, &r.Security.IPs} {
 		if *l == nil {
 			*l = []string{}
 		}
+	}
+	if r.Security.JWTKeys == nil {
+		r.Security.JWTKeys = []JWTKey{}
+	}
+	if r.MethodRates == nil {
+		r.MethodRates = map[string]float64{}
 	}
 }
 

@@ -43,8 +43,13 @@ type storedSettings struct {
 	Contracts                []string `json:"contracts,omitempty"`
 	Origins                  []string `json:"origins,omitempty"`
 	UserAgents               []string `json:"user_agents,omitempty"`
+	IPs                      []string `json:"ips,omitempty"`
+	JWTKeys                  []JWTKey `json:"jwt_keys,omitempty"`
+	JWTRequired              bool     `json:"jwt_required,omitempty"`
 	RatePerSecond            float64  `json:"rate_per_second,omitempty"`
 	DailyCredits             int64    `json:"daily_credits,omitempty"`
+	// MethodRates: method → calls per second.
+	MethodRates map[string]float64 `json:"method_rates,omitempty"`
 }
 
 const keyColumns = "id, hash, name, plan, networks, status, created_at, last_used_at, settings, account_id, revoked_at"
@@ -228,8 +233,12 @@ func recordArgs(r *Record) ([]any, error) {
 		Contracts:                r.Security.Contracts,
 		Origins:                  r.Security.Origins,
 		UserAgents:               r.Security.UserAgents,
+		IPs:                      r.Security.IPs,
+		JWTKeys:                  r.Security.JWTKeys,
+		JWTRequired:              r.Security.JWTRequired,
 		RatePerSecond:            r.RatePerSecond,
 		DailyCredits:             r.DailyCredits,
+		MethodRates:              r.MethodRates,
 	}
 	if r.Security.SecretHash != nil {
 		st.SecretSHA256 = hex.EncodeToString(r.Security.SecretHash[:])
@@ -276,7 +285,7 @@ func scanRecord(sc scanner) (Record, error) {
 		return r, fmt.Errorf("key %s: corrupt settings in store: %w", r.ID, err)
 	}
 	r.Status = Status(sts)
-	r.RatePerSecond, r.DailyCredits = settings.RatePerSecond, settings.DailyCredits
+	r.RatePerSecond, r.DailyCredits, r.MethodRates = settings.RatePerSecond, settings.DailyCredits, settings.MethodRates
 	r.CreatedAt = time.UnixMilli(created).UTC()
 	if lastUsed > 0 {
 		t := time.UnixMilli(lastUsed).UTC()
@@ -293,6 +302,9 @@ func scanRecord(sc scanner) (Record, error) {
 		Contracts:                settings.Contracts,
 		Origins:                  settings.Origins,
 		UserAgents:               settings.UserAgents,
+		IPs:                      settings.IPs,
+		JWTKeys:                  settings.JWTKeys,
+		JWTRequired:              settings.JWTRequired,
 	}
 	if settings.SecretSHA256 != "" {
 		b, err := hex.DecodeString(settings.SecretSHA256)

@@ -42,7 +42,22 @@ func normalizeSecurity(s *Security) error {
 	if s.SecretBypassesAllowlists && s.SecretHash == nil {
 		return inputErrorf("secret_bypasses_allowlists needs a secret: create one with --new-secret (CLI) or \"new_secret\": true (API)")
 	}
+	if s.JWTRequired && len(s.JWTKeys) == 0 {
+		return inputErrorf("jwt_required needs a public key: add one with --jwt-key NAME=FILE.pem (CLI) or \"jwt_keys\": {\"NAME\": \"PEM\"} (API)")
+	}
+	if s.JWTRequired && s.SecretRequired {
+		return inputErrorf("jwt_required and secret_required cannot both be set: a request carries one Authorization header (Bearer or Basic)")
+	}
 	var err error
+	if s.IPs, err = normalizeList("allowed ips", s.IPs, func(e string) (string, error) {
+		p, err := ParsePrefix(e)
+		if err != nil {
+			return "", err
+		}
+		return p.String(), nil
+	}); err != nil {
+		return err
+	}
 	if s.Methods, err = normalizeList("allowed methods", s.Methods, func(m string) (string, error) {
 		if !methods.ValidName(m) {
 			return "", errors.New("not a JSON-RPC method name (letters, digits and _; at most 128)")

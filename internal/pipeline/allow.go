@@ -36,10 +36,18 @@ func keyRefuses(c *Call) bool {
 		return false
 	case !k.AllowsNetwork(c.Network.Name):
 		return true
+	case !c.Client.Narrow.AllowsMethod(c.Req.Method):
+		return true // a token's narrowing is never lifted (it comes without a secret)
 	case c.Client.BypassAllowlists:
 		return false
 	}
-	return !k.AllowsMethod(c.Req.Method) || (k.RestrictsContracts() && !contractsAllowed(c))
+	return !k.AllowsMethod(c.Req.Method) || (restrictsContracts(c) && !contractsAllowed(c))
+}
+
+// restrictsContracts: the key, or the request's token, has a contract
+// allowlist for c to pass.
+func restrictsContracts(c *Call) bool {
+	return c.Key.RestrictsContracts() || c.Client.Narrow.RestrictsContracts()
 }
 
 // RefusedByKey reports, before the call runs, whether allowKeys will
@@ -50,10 +58,10 @@ func RefusedByKey(c *Call) bool {
 	if k == nil || c.Network == nil {
 		return false
 	}
-	if !k.AllowsNetwork(c.Network.Name) || (!c.Client.BypassAllowlists && !k.AllowsMethod(c.Req.Method)) {
+	if !k.AllowsNetwork(c.Network.Name) || !c.Client.Narrow.AllowsMethod(c.Req.Method) || (!c.Client.BypassAllowlists && !k.AllowsMethod(c.Req.Method)) {
 		return true
 	}
-	if c.Client.BypassAllowlists || !k.RestrictsContracts() {
+	if c.Client.BypassAllowlists || !restrictsContracts(c) {
 		return false
 	}
 	rule, err := c.Network.Methods.Lookup(c.Req.Method)
@@ -89,7 +97,7 @@ func contractsAllowed(c *Call) bool {
 		return false
 	}
 	for _, a := range addrs {
-		if !c.Key.AllowsContract(a) {
+		if !c.Key.AllowsContract(a) || !c.Client.Narrow.AllowsContract(a) {
 			return false
 		}
 	}

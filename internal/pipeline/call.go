@@ -137,6 +137,9 @@ type ClientInfo struct {
 	// key's correct secret and the key lets the secret lift its allowlists.
 	// The secret itself is never carried here.
 	BypassAllowlists bool
+	// Narrow is what the request's token (a JSON Web Token checked by the
+	// key) leaves of the key's method and contract allowlists; nil: none.
+	Narrow *keys.Narrowing
 }
 
 // Handler answers a call.

@@ -89,6 +89,11 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 		m.decided(n, OK)
 		return nil
 	}
+	if rates := key.MethodRates(); rates != nil {
+		if e := m.admitMethods(ctx, key, rates, n, calls, invalid); e != nil {
+			return e
+		}
+	}
 	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
 	if lim.Unlimited() {
 		m.decided(n, OK)
@@ -99,8 +104,18 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 	if d.Outcome == OK {
 		return nil
 	}
+	m.refused(key, n, calls, invalid, d.Outcome)
+	name := key.RateLimitName()
+	if d.Outcome == DailyExceeded {
+		name = key.DailyLimitName()
+	}
+	return refusal(d, lim.Rate, lim.Daily, name)
+}
+
+// refused counts a refused request's calls in the usage records.
+func (m *Meter) refused(key *keys.Key, n Network, calls []Call, invalid int, o Outcome) {
 	if m.Usage != nil {
-		day, kind := m.today(), refusedKind(d.Outcome)
+		day, kind := m.today(), refusedKind(o)
 		for _, c := range calls {
 			m.Usage.Add(day, key.ID, n.Name, usageMethod(c, nil), 0, kind)
 		}
@@ -108,7 +123,6 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, kind)
 		}
 	}
-	return refusal(d, lim)
 }
 
 // decided counts a request's decision in the one series of rate-limit
@@ -125,18 +139,25 @@ func refusedKind(o Outcome) keys.UsageErrors {
 	return keys.UsageErrors{RateLimited: 1}
 }
 
-// refusal is the 429 answer of docs/spec.md for a decision.
-func refusal(d Decision, lim Limits) *jsonrpc.Error {
+// refusal is the 429 answer of docs/spec.md for a decision; its data
+// names the limit that was hit (limit: the key's, the plan's, or a
+// method's own rate) with its value.
+func refusal(d Decision, rate float64, daily int64, limit string) *jsonrpc.Error {
 	secs := max(int64(math.Ceil(d.RetryAfter.Seconds())), 1)
 	e := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Status: http.StatusTooManyRequests,
 		Header: http.Header{"Retry-After": []string{strconv.FormatInt(secs, 10)}}}
+	data := append([]byte(nil), `{"limit":`...)
+	data = strconv.AppendQuote(data, limit)
 	if d.Outcome == DailyExceeded {
 		e.Message = msgDaily
+		data = append(data, `,"allowed_daily_credits":`...)
+		data = strconv.AppendInt(data, daily, 10)
+		e.Data = append(data, '}')
 		return e
 	}
 	e.Message = msgRate
-	data := append([]byte(nil), `{"allowed_rps":`...)
-	data = strconv.AppendFloat(data, lim.Rate, 'f', -1, 64)
+	data = append(data, `,"allowed_rps":`...)
+	data = strconv.AppendFloat(data, rate, 'f', -1, 64)
 	data = append(data, `,"current_rps":`...)
 	data = strconv.AppendFloat(data, math.Round(d.CurrentRate*1000)/1000, 'f', -1, 64)
 	data = append(data, `,"backoff_seconds":`...)

@@ -46,7 +46,7 @@ func (s *Service) newGeneration(cfg config.Config, networks []*pipeline.Network)
 		ing := &ingress.Server{
 			Keys: s.Keys, Router: r, Pipeline: p, Metering: s.observer.Metering(metering),
 			Limits:    ingress.Limits{MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxBatch: cfg.Limits.MaxBatch, WriteTimeout: cfg.Limits.WriteTimeout},
-			WebSocket: wsLimits(cfg), Admission: s.admission,
+			WebSocket: wsLimits(cfg), Admission: s.admission, TrustedProxies: trustedProxies(cfg),
 		}
 		g.handlers = append(g.handlers, s.observeListener(ing.Handler(), r))
 		ing.SetReady(true)

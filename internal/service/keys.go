@@ -32,7 +32,7 @@ func (s *Service) startKeys(ctx context.Context) error {
 	}
 	s.KeyStore = store
 	s.KeyManager = &keys.Manager{Store: store, Plans: plans}
-	cache, err := keys.NewCache(ctx, store, plans, config.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh})
+	cache, err := keys.NewCache(ctx, store, plans, config.PlanTeam, s.Config.APIKeys, keys.CacheOptions{Poll: s.Config.KeyRefresh, Tokens: keyconfig.Tokens(&s.Config)})
 	if err != nil {
 		store.Close()
 		return err

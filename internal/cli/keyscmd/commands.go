@@ -32,7 +32,10 @@ var commands = map[string]command{
 }
 
 func create(ctx context.Context, inv *invocation, m *keys.Manager) error {
-	p := inv.settings.patch(inv.set)
+	p, err := inv.settings.patch(inv.set)
+	if err != nil {
+		return err
+	}
 	if err := inv.checkNetworks(p.Networks); err != nil {
 		return err
 	}
@@ -87,7 +90,10 @@ func show(ctx context.Context, inv *invocation, m *keys.Manager) error {
 }
 
 func update(ctx context.Context, inv *invocation, m *keys.Manager) error {
-	p := inv.settings.patch(inv.set)
+	p, err := inv.settings.patch(inv.set)
+	if err != nil {
+		return err
+	}
 	if err := inv.checkNetworks(p.Networks); err != nil {
 		return err
 	}

@@ -16,6 +16,9 @@ type settingsFlags struct {
 	requireSecret, secretBypass                optBool
 	rate                                       float64
 	daily                                      int64
+	ips                                        listFlag
+	requireJWT                                 optBool
+	jwtKeys, methodRates                       pairFlag
 }
 
 func (s *settingsFlags) register(fs *flag.FlagSet) {
@@ -36,10 +39,16 @@ func (s *settingsFlags) register(fs *flag.FlagSet) {
 	fs.Var(&s.secretBypass, "secret-bypass", "a correct secret skips the allowlists (true|false)")
 	fs.Float64Var(&s.rate, "rate", 0, "the key's own rate limit in `credits` per second (lower than the plan's; 0: the plan's)")
 	fs.Int64Var(&s.daily, "daily-credits", 0, "the key's own daily credit budget (lower than the plan's; 0: the plan's)")
+	s.ips.split = true
+	fs.Var(&s.ips, "allow-ip", "allowed client `address or CIDR` (repeatable, comma-separated; \"\" clears)")
+	fs.Var(&s.requireJWT, "require-jwt", "requests must carry a JWT signed by one of the key's public keys (true|false)")
+	fs.Var(&s.jwtKeys, "jwt-key", "`NAME=FILE.pem`: add or replace a JWT public key (RS256 or ES256); NAME= removes it (repeatable)")
+	fs.Var(&s.methodRates, "method-rate", "`METHOD=CALLS`: the key's own rate of one method in calls per second; METHOD=0 removes it (repeatable)")
 }
 
-// patch is the update the flags that were given describe.
-func (s *settingsFlags) patch(set map[string]bool) keys.Patch {
+// patch is the update the flags that were given describe; it reads the
+// PEM files --jwt-key names.
+func (s *settingsFlags) patch(set map[string]bool) (keys.Patch, error) {
 	var p keys.Patch
 	if set["name"] {
 		p.Name = &s.name
@@ -61,7 +70,14 @@ func (s *settingsFlags) patch(set map[string]bool) keys.Patch {
 	if set["daily-credits"] {
 		p.DailyCredits = &s.daily
 	}
-	return p
+	p.AllowedIPs = s.ips.ptr()
+	p.JWTRequired = s.requireJWT.ptr()
+	var err error
+	if p.JWTKeys, err = s.jwtKeys.pems(); err != nil {
+		return p, err
+	}
+	p.MethodRates, err = s.methodRates.rates()
+	return p, err
 }
 
 // listFlag is a repeatable list flag: given at all, it replaces the list;

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,9 +35,47 @@ func printRecord(w io.Writer, r *keys.Record) {
 	row("contracts", listOr(s.Contracts, "all"))
 	row("origins", listOr(s.Origins, "all"))
 	row("user agents", listOr(s.UserAgents, "all"))
+	row("addresses", listOr(s.IPs, "all"))
+	row("jwt", jwtText(&s))
 	row("rate", ownLimit(strconv.FormatFloat(r.RatePerSecond, 'f', -1, 64)+" credits/s", r.RatePerSecond == 0))
 	row("daily credits", ownLimit(strconv.FormatInt(r.DailyCredits, 10), r.DailyCredits == 0))
+	row("method rates", methodRatesText(r.MethodRates))
 	tw.Flush()
+}
+
+// jwtText shows a key's JWT public keys by name and algorithm.
+func jwtText(s *keys.Security) string {
+	if len(s.JWTKeys) == 0 {
+		if s.JWTRequired {
+			return "required (no public key: every request refused)"
+		}
+		return "none"
+	}
+	parts := make([]string, 0, len(s.JWTKeys))
+	for _, k := range s.JWTKeys {
+		parts = append(parts, k.Name+" ("+k.Alg+")")
+	}
+	out := strings.Join(parts, ", ")
+	if s.JWTRequired {
+		return "required: " + out
+	}
+	return "optional: " + out
+}
+
+// methodRatesText shows a key's own method rates, sorted by method.
+func methodRatesText(rates map[string]float64) string {
+	if len(rates) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(rates))
+	for m := range rates {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for i, m := range names {
+		names[i] = m + " " + strconv.FormatFloat(rates[m], 'f', -1, 64) + "/s"
+	}
+	return strings.Join(names, ", ")
 }
 
 // ownLimit shows a key's own limit, or that the plan's applies.

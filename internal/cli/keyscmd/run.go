@@ -38,6 +38,11 @@ Settings (create and update; a list flag replaces the list, --X "" clears it):
   --secret-bypass        true|false: a correct secret skips the allowlists
   --rate CREDITS         the key's own rate limit, credits per second (0: the plan's)
   --daily-credits N      the key's own daily credit budget (0: the plan's)
+  --method-rate M=CALLS  the key's own rate of method M, calls per second (repeatable; M=0 removes it)
+  --allow-ip CIDR        allowed client address or CIDR, IPv4 or IPv6 (repeatable, or comma-separated)
+  --jwt-key NAME=FILE    add a JWT public key (PEM, RS256 or ES256; at most 3) named NAME, the
+                         token's kid (repeatable); NAME= removes it
+  --require-jwt          true|false: requests must send a JWT (Authorization: Bearer <token>)
 
 Common flags:
   --config FILE          the config file of nodegate serve

@@ -1,6 +1,6 @@
 // Package keyconfig maps the configuration onto the keys package: the
 // default configuration's plans (Defaults) and where keys are kept
-// (Store). The configured plans themselves are config.Config.PlanSet: the
+// (Store), and the check of keys' JSON Web Tokens (Tokens). The configured plans themselves are config.Config.PlanSet: the
 // plan type is internal/plan's, the one the configuration decodes and the
 // keys package grants, so they need no mapping.
 //

@@ -16,3 +16,9 @@ func Defaults() map[string]keys.Plan {
 func Store(c *config.Config) keys.StoreConfig {
 	return keys.StoreConfig{DataDir: c.DataDir, DatabaseURL: c.DatabaseURL}
 }
+
+// Tokens is jwt: as the keys' token check takes it.
+func Tokens(c *config.Config) keys.TokenOptions {
+	j := c.EffectiveJWT()
+	return keys.TokenOptions{Audience: j.Audience, MaxLifetime: j.MaxLifetime}
+}

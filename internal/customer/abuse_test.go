@@ -315,7 +315,7 @@ func TestKeyCap(t *testing.T) {
 		t.Fatalf("a third key on a cap of 2: %d\n%s", code, body)
 	}
 	b.get("/dashboard/keys/" + id)
-	b.post("/dashboard/keys/"+id+"/revoke", nil)
+	b.post("/dashboard/keys/"+id+"/revoke", url.Values{"confirm": {"yes"}})
 	b.createKey("three")
 }
 

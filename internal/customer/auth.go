@@ -112,6 +112,9 @@ func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request) {
 		email = e
 	}
 	p.Data = h.authData(email, invite)
+	if r.URL.Query().Get("sent") != "" {
+		p.Notice = "A link to finish making your account is on its way to this email: open it to choose your password."
+	}
 	h.render(w, http.StatusOK, "signup", p)
 }
 
@@ -126,8 +129,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err, "signup", p)
 			return
 		}
-		p.Notice = "A link to finish making your account is on its way to this email: open it to choose your password."
-		h.render(w, http.StatusOK, "signup", p)
+		http.Redirect(w, r, Prefix+"/signup?sent=1", http.StatusSeeOther)
 		return
 	}
 	pw := r.PostFormValue("password")
@@ -161,6 +163,9 @@ func (h *Handler) signout(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) forgotPage(w http.ResponseWriter, r *http.Request) {
 	p := pageOf(visitOf(r), "Forgot password", "signin")
 	p.Data = h.authData("", "")
+	if r.URL.Query().Get("sent") != "" {
+		p.Notice = "If an account has this email, a link to reset its password is on its way."
+	}
 	h.render(w, http.StatusOK, "forgot", p)
 }
 
@@ -172,8 +177,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err, "forgot", p)
 		return
 	}
-	p.Notice = "If an account has this email, a link to reset its password is on its way."
-	h.render(w, http.StatusOK, "forgot", p)
+	http.Redirect(w, r, Prefix+"/forgot?sent=1", http.StatusSeeOther)
 }
 
 func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {

@@ -194,6 +194,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Prefix+"/keys", h.signedIn(h.createKey))
 	m.HandleFunc("GET "+Prefix+"/keys/{id}", h.signedIn(h.keyPage))
 	m.HandleFunc("POST "+Prefix+"/keys/{id}", h.signedIn(h.updateKey))
+	m.HandleFunc("GET "+Prefix+"/keys/{id}/created", h.signedIn(h.createdPage))
+	m.HandleFunc("GET "+Prefix+"/keys/{id}/revoke", h.signedIn(h.revokeConfirm))
 	m.HandleFunc("POST "+Prefix+"/keys/{id}/revoke", h.signedIn(h.revokeKey))
 	m.HandleFunc("GET "+Prefix+"/keys/{id}/usage", h.signedIn(h.keyUsage))
 	m.HandleFunc("GET "+Prefix+"/usage", h.signedIn(h.accountUsage))

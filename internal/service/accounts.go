@@ -56,16 +56,23 @@ func customerPath(p string) bool {
 	return p == customer.Prefix || strings.HasPrefix(p, customer.Prefix+"/")
 }
 
+// clientSchemes are the schemes clients reach the service with: https
+// and wss when it serves TLS itself, the request came over TLS, or the
+// public URL says a proxy in front terminates it.
+func clientSchemes(tls bool, publicURL string) (httpScheme, wsScheme string) {
+	if tls || strings.HasPrefix(publicURL, "https://") {
+		return "https", "wss"
+	}
+	return "http", "ws"
+}
+
 // customerNetworks are the served networks with the base URLs a client of
 // r reaches them at: the request's own host on the main listener's
 // default network, a network's first host name (wildcards cannot be
 // called), or the request's host name with a network's own port.
 func (s *Service) customerNetworks(r *http.Request) []customer.NetworkURL {
 	cfg := s.current().cfg
-	httpScheme, wsScheme := "http", "ws"
-	if s.tls != nil || r.TLS != nil {
-		httpScheme, wsScheme = "https", "wss"
-	}
+	httpScheme, wsScheme := clientSchemes(s.tls != nil || r.TLS != nil, cfg.EffectiveAccounts().PublicURL)
 	reqHost, reqPort := r.Host, ""
 	if h, p, err := net.SplitHostPort(r.Host); err == nil {
 		reqHost, reqPort = h, p

@@ -32,6 +32,8 @@ const (
 type flash struct {
 	Key    string `json:"key,omitempty"`
 	Secret string `json:"secret,omitempty"`
+	// Link is a team invitation no mail server took.
+	Link string `json:"link,omitempty"`
 }
 
 // flashAEAD is the cipher of a session's flashes.

@@ -21,6 +21,7 @@ const (
 	ChangeMemberJoined  = "member_joined"
 	ChangeMemberRole    = "member_role"
 	ChangeMemberRemoved = "member_removed"
+	ChangeAlertsChanged = "alerts_changed"
 )
 
 const (

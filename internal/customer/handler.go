@@ -263,6 +263,8 @@ func (h *Handler) routeTable() []route {
 		{"POST " + Prefix + "/members/{login}/role", canOwn, h.setMemberRole},
 		{"POST " + Prefix + "/members/{login}/remove", canOwn, h.removeMember},
 		{"GET " + Prefix + "/audit", canRead, h.auditPage},
+		{"GET " + Prefix + "/alerts", canRead, h.alertsPage},
+		{"POST " + Prefix + "/alerts", canManage, h.setAlerts},
 	}
 }
 

@@ -50,6 +50,8 @@ var wantAccess = map[string]string{
 	"POST /dashboard/members/{login}/role":   "own",
 	"POST /dashboard/members/{login}/remove": "own",
 	"GET /dashboard/audit":                   "read",
+	"GET /dashboard/alerts":                  "read",
+	"POST /dashboard/alerts":                 "manage",
 }
 
 // grants is which accesses each role passes.

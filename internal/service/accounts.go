@@ -29,6 +29,7 @@ func (s *Service) startAccounts() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopAccounts = cancel
 	go purgeSessions(ctx, svc)
+	go runAlerts(ctx, svc)
 	slog.Debug("customer dashboard", "path", customer.Prefix+"/", "signup", ac.Signup)
 	return nil
 }
@@ -48,6 +49,32 @@ func purgeSessions(ctx context.Context, svc *accounts.Service) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// alertEvery is how often a replica checks the accounts' credits against
+// their alert thresholds and tries the due deliveries.
+const alertEvery = 5 * time.Second
+
+// runAlerts checks alerts and delivers them now and then (every replica
+// does: a crossing is claimed once in the store, a delivery leased).
+func runAlerts(ctx context.Context, svc *accounts.Service) {
+	t := time.NewTicker(alertEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		actx, cancel := context.WithTimeout(ctx, time.Minute)
+		if _, err := svc.CheckAlerts(actx); err != nil && ctx.Err() == nil {
+			slog.Warn("alerts: check", "err", err)
+		}
+		if _, err := svc.DeliverDue(actx); err != nil && ctx.Err() == nil {
+			slog.Warn("alerts: deliver", "err", err)
+		}
+		cancel()
 	}
 }
 

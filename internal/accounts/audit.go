@@ -25,6 +25,8 @@ const (
 	EventKeyChanged     = "key_changed"
 	EventKeyRevoked     = "key_revoked"
 	EventStatusChanged  = "account_status"
+	EventAlertClaimed   = "alert_claimed"
+	EventAlertDelivery  = "alert_delivery"
 )
 
 // audit writes one audit line.

@@ -7,7 +7,14 @@
 // (password.go), the reservation of sign-in attempts before hashing and
 // the addresses an account signed in from (signin.go), the mail sent
 // after a page answered and its per-recipient bound (mailjobs.go), and
-// the operator's unlock and reset links (operator.go).
+// the operator's unlock and reset links (operator.go), an account's team
+// (members.go: logins invited as admin or viewer, the account's own login
+// its owner), the one rule of what each role may do (roles.go), and the
+// changes its team reads on the audit page (changes.go), and the alerts
+// on an account's daily credits: settings (alerts.go), the claim that
+// sends each once across a fleet (alerts_check.go), the deliveries by
+// mail and signed webhook with their retries (alerts_deliver.go,
+// signature.go).
 //
 // It owns the rules of those: who may sign up (the signup policy), what a
 // password and an email must be, how long a session lives, how many keys

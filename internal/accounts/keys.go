@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/nodegate/nodegate/internal/keys"
 )
@@ -40,6 +42,7 @@ func (s *Service) CreateKey(ctx context.Context, account string, p keys.CreatePa
 		return keys.Created{}, err
 	}
 	audit(ctx, EventKeyCreated, "key_id", c.ID, "account", a.ID, "via", "dashboard")
+	s.recordChange(ctx, a.ID, ChangeKeyCreated, fmt.Sprintf("key %s (%s)", c.ID, c.Name))
 	return c, nil
 }
 
@@ -58,6 +61,7 @@ func (s *Service) UpdateKey(ctx context.Context, account, id string, p keys.Patc
 	u, err := s.keys.Update(ctx, id, p)
 	if err == nil {
 		audit(ctx, EventKeyChanged, "key_id", id, "account", account, "via", "dashboard")
+		s.recordChange(ctx, account, ChangeKeyChanged, fmt.Sprintf("key %s (%s): %s", id, u.Name, patchFields(p)))
 	}
 	return u, err
 }
@@ -70,6 +74,7 @@ func (s *Service) RevokeKey(ctx context.Context, account, id string) (keys.Recor
 	r, err := s.keys.Revoke(ctx, id)
 	if err == nil {
 		audit(ctx, EventKeyRevoked, "key_id", id, "account", account, "via", "dashboard")
+		s.recordChange(ctx, account, ChangeKeyRevoked, fmt.Sprintf("key %s (%s)", id, r.Name))
 	}
 	return r, err
 }
@@ -85,4 +90,25 @@ func Input(err error) error {
 		return &InputError{Msg: ie.Msg}
 	}
 	return err
+}
+
+// patchFields names what a patch changes, for the audit page (never a
+// secret's value).
+func patchFields(p keys.Patch) string {
+	var f []string
+	add := func(set bool, name string) {
+		if set {
+			f = append(f, name)
+		}
+	}
+	add(p.Name != nil, "name")
+	add(p.Networks != nil, "networks")
+	add(p.NewSecret, "new secret")
+	add(p.ClearSecret, "secret removed")
+	add(p.SecretRequired != nil || p.SecretBypassesAllowlists != nil, "secret settings")
+	add(p.AllowedMethods != nil || p.AllowedContracts != nil || p.AllowedOrigins != nil || p.AllowedUserAgents != nil, "allowlists")
+	if len(f) == 0 {
+		return "settings"
+	}
+	return strings.Join(f, ", ")
 }

@@ -14,6 +14,8 @@ import (
 const (
 	linkInvite = "invite"
 	linkReset  = "reset"
+	// linkMember invites a login into an account's team (members.go).
+	linkMember = "member"
 )
 
 // Paths of the pages that one-time links open (internal/customer serves them).
@@ -33,6 +35,17 @@ type Link struct {
 
 // newLink stores a one-time token of kind for email, working for ttl.
 func (s *Service) newLink(ctx context.Context, kind, email, path string, ttl time.Duration) (Link, error) {
+	return s.newTeamLink(ctx, kind, email, path, ttl, teamGrant{})
+}
+
+// teamGrant is what a member invitation grants: the team and the role.
+type teamGrant struct {
+	Account string
+	Role    Role
+}
+
+// newTeamLink is newLink with the team a member invitation grants.
+func (s *Service) newTeamLink(ctx context.Context, kind, email, path string, ttl time.Duration, g teamGrant) (Link, error) {
 	token, hash, err := newToken()
 	if err != nil {
 		return Link{}, err
@@ -47,8 +60,8 @@ func (s *Service) newLink(ctx context.Context, kind, email, path string, ttl tim
 		if _, err := tx.ExecContext(ctx, s.db.Q("DELETE FROM nodegate_tokens WHERE expires_at < ?"), ms(now)); err != nil {
 			return fmt.Errorf("purge links: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, s.db.Q("INSERT INTO nodegate_tokens (hash, kind, email, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"),
-			hash, kind, email, ms(now), ms(until)); err != nil {
+		if _, err := tx.ExecContext(ctx, s.db.Q("INSERT INTO nodegate_tokens (hash, kind, email, created_at, expires_at, account_id, role) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+			hash, kind, email, ms(now), ms(until), g.Account, string(g.Role)); err != nil {
 			return fmt.Errorf("store link: %w", err)
 		}
 		return nil
@@ -116,19 +129,47 @@ func (s *Service) Invite(ctx context.Context, email string) (Link, error) {
 	return l, nil
 }
 
-// InvitedEmail is the email an invitation link is for.
+// InvitedEmail is the email an invitation link is for (the operator's,
+// or an owner's into a team).
 func (s *Service) InvitedEmail(ctx context.Context, token string) (string, error) {
-	return s.linkEmail(ctx, linkInvite, token)
+	inv, err := s.invitation(ctx, token)
+	return inv.email, err
+}
+
+// invitationOf is an unused invitation: the operator's (kind invite) or
+// into a team (kind member, with its grant).
+type invitationOf struct {
+	kind, email string
+	grant       teamGrant
+}
+
+func (s *Service) invitation(ctx context.Context, token string) (invitationOf, error) {
+	if token == "" || len(token) > 64 {
+		return invitationOf{}, inputf("link: missing or malformed: ask for a new one")
+	}
+	var inv invitationOf
+	var role string
+	err := s.db.DB.QueryRowContext(ctx, s.db.Q("SELECT kind, email, account_id, role FROM nodegate_tokens WHERE hash = ? AND kind IN (?, ?) AND used_at = 0 AND expires_at > ?"),
+		tokenHash(token), linkInvite, linkMember, ms(s.now())).Scan(&inv.kind, &inv.email, &inv.grant.Account, &role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return invitationOf{}, inputf("link: unknown, used or expired: ask for a new one")
+	} else if err != nil {
+		return invitationOf{}, fmt.Errorf("read link: %w", err)
+	}
+	inv.grant.Role = Role(role)
+	return inv, nil
 }
 
 // SignUp makes an account under the signup policy: with an invitation
 // token whatever the policy (the account gets the invitation's email),
 // without one only when signup is open. It signs the account in.
 func (s *Service) SignUp(ctx context.Context, email, password, invite string) (token string, a Account, err error) {
+	var inv invitationOf
 	if invite != "" {
-		if email, err = s.linkEmail(ctx, linkInvite, invite); err != nil {
+		if inv, err = s.invitation(ctx, invite); err != nil {
 			return "", Account{}, err
 		}
+		email = inv.email
 	} else if s.opts.Signup != SignupOpen {
 		return "", Account{}, inputf("sign-up: this service makes accounts by invitation only: ask its operator for a link")
 	} else if s.SignupByMail() {
@@ -143,7 +184,12 @@ func (s *Service) SignUp(ctx context.Context, email, password, invite string) (t
 	now := s.now()
 	err = s.db.InTx(ctx, func(tx *sql.Tx) error {
 		if invite != "" {
-			if err := s.useLink(ctx, tx, linkInvite, invite); err != nil {
+			if err := s.useLink(ctx, tx, inv.kind, invite); err != nil {
+				return err
+			}
+		}
+		if inv.kind == linkMember {
+			if err := s.join(ctx, tx, a.ID, inv.grant); err != nil {
 				return err
 			}
 		}
@@ -155,6 +201,9 @@ func (s *Service) SignUp(ctx context.Context, email, password, invite string) (t
 	}
 	slog.Info("account created", "account", a.ID, "plan", a.Plan, "invited", invite != "")
 	audit(ctx, EventAccountCreated, "account", a.ID, "plan", a.Plan, "invited", invite != "")
+	if inv.kind == linkMember {
+		s.recordChange(WithActor(ctx, a.Email), inv.grant.Account, ChangeMemberJoined, fmt.Sprintf("%s joined as %s", a.Email, inv.grant.Role))
+	}
 	return token, a, nil
 }
 

@@ -137,6 +137,7 @@ func (s *Service) RequestCustom(ctx context.Context, account, message string) (P
 		return PlanRequest{}, err
 	}
 	slog.Info("plan requested", "account", account, "plan", plan, "request", id)
+	s.recordChange(ctx, account, ChangePlanRequested, "asked for "+plan)
 	return s.request(ctx, id)
 }
 
@@ -180,7 +181,11 @@ func (s *Service) Upgrade(ctx context.Context, account string) (Account, error) 
 		return Account{}, inputf("plan: %s is not below %s: no self-service upgrade from it", a.Plan, s.opts.UpgradePlan)
 	}
 	slog.Info("account upgraded itself", "account", account, "from", a.Plan, "to", s.opts.UpgradePlan)
-	return s.SetPlan(ctx, account, s.opts.UpgradePlan)
+	up, err := s.SetPlan(ctx, account, s.opts.UpgradePlan)
+	if err == nil {
+		s.recordChange(ctx, account, ChangePlanUpgraded, a.Plan+" to "+up.Plan)
+	}
+	return up, err
 }
 
 // CanUpgrade reports whether a's plan is a lower tier than UpgradePlan.

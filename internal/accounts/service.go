@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"sort"
 	"time"
 
@@ -48,6 +49,9 @@ type Options struct {
 	BaseURL string
 	// Mailer sends invitations and resets; nil means no mail server.
 	Mailer Mailer
+	// WebhookClient posts alert webhooks; nil means one that connects only
+	// to public addresses and follows no redirect (tests give their own).
+	WebhookClient *http.Client
 }
 
 // Service is the accounts of one key store. Its state is all in the store:
@@ -70,6 +74,9 @@ func New(km *keys.Manager, opts Options) (*Service, error) {
 	}
 	if opts.ResetTTL <= 0 {
 		opts.ResetTTL = DefaultResetLinkTTL
+	}
+	if opts.WebhookClient == nil {
+		opts.WebhookClient = publicWebhookClient()
 	}
 	return &Service{db: db, keys: km, opts: opts, jobs: make(chan struct{}, maxMailJobs)}, nil
 }

@@ -12,7 +12,13 @@ import (
 // the store keeps its SHA-256, so that any replica accepts it and a copy
 // of the database signs nobody in.
 type Session struct {
+	// Account is the account the session acts for: the login's own, or
+	// the team's it is a member of.
 	Account Account
+	// Login is who signed in; Role what it may do for Account (the owner
+	// when Login is Account).
+	Login Account
+	Role  Role
 	// Hash identifies the session (the token's SHA-256, hex).
 	Hash      string
 	CreatedAt time.Time
@@ -72,6 +78,24 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Session, erro
 		}
 		sess.LastSeen = now
 	}
+	return s.actingFor(ctx, sess)
+}
+
+// actingFor sets the account a session acts for and its role: a member's
+// team (which must be active), or the login's own account as its owner.
+func (s *Service) actingFor(ctx context.Context, sess Session) (Session, error) {
+	sess.Login, sess.Role = sess.Account, RoleOwner
+	team, role, ok, err := s.membership(ctx, sess.Login.ID)
+	if err != nil || !ok {
+		return sess, err
+	}
+	a, err := s.Get(ctx, team)
+	if errors.Is(err, ErrNotFound) || (err == nil && a.Status != StatusActive) {
+		return Session{}, ErrNoSession
+	} else if err != nil {
+		return Session{}, err
+	}
+	sess.Account, sess.Role = a, role
 	return sess, nil
 }
 

@@ -70,7 +70,7 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, token str
 	http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
 }
 
-func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request, _ *visit) {
 	v := visitOf(r)
 	if v.sess != nil {
 		http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
@@ -84,7 +84,7 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, http.StatusOK, "signin", p)
 }
 
-func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signin(w http.ResponseWriter, r *http.Request, _ *visit) {
 	v := visitOf(r)
 	email := r.PostFormValue("email")
 	token, _, err := h.opts.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), clientIP(r))
@@ -97,7 +97,7 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 	h.startSession(w, r, token)
 }
 
-func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request, _ *visit) {
 	v := visitOf(r)
 	p := pageOf(v, "Sign up", "signup")
 	invite := r.URL.Query().Get("token")
@@ -112,10 +112,13 @@ func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request) {
 		email = e
 	}
 	p.Data = h.authData(email, invite)
+	if r.URL.Query().Get("sent") != "" {
+		p.Notice = "A link to finish making your account is on its way to this email: open it to choose your password."
+	}
 	h.render(w, http.StatusOK, "signup", p)
 }
 
-func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signup(w http.ResponseWriter, r *http.Request, _ *visit) {
 	v := visitOf(r)
 	email, invite := r.PostFormValue("email"), r.PostFormValue("token")
 	if invite == "" && h.opts.Accounts.SignupByMail() {
@@ -126,8 +129,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err, "signup", p)
 			return
 		}
-		p.Notice = "A link to finish making your account is on its way to this email: open it to choose your password."
-		h.render(w, http.StatusOK, "signup", p)
+		http.Redirect(w, r, Prefix+"/signup?sent=1", http.StatusSeeOther)
 		return
 	}
 	pw := r.PostFormValue("password")
@@ -148,7 +150,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 	h.startSession(w, r, token)
 }
 
-func (h *Handler) signout(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signout(w http.ResponseWriter, r *http.Request, _ *visit) {
 	v := visitOf(r)
 	if err := h.opts.Accounts.SignOut(r.Context(), v.token); err != nil {
 		h.storeError(w, r, err)
@@ -158,13 +160,16 @@ func (h *Handler) signout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
 }
 
-func (h *Handler) forgotPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) forgotPage(w http.ResponseWriter, r *http.Request, _ *visit) {
 	p := pageOf(visitOf(r), "Forgot password", "signin")
 	p.Data = h.authData("", "")
+	if r.URL.Query().Get("sent") != "" {
+		p.Notice = "If an account has this email, a link to reset its password is on its way."
+	}
 	h.render(w, http.StatusOK, "forgot", p)
 }
 
-func (h *Handler) forgot(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, _ *visit) {
 	p := pageOf(visitOf(r), "Forgot password", "signin")
 	email := r.PostFormValue("email")
 	p.Data = h.authData(email, "")
@@ -172,11 +177,10 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err, "forgot", p)
 		return
 	}
-	p.Notice = "If an account has this email, a link to reset its password is on its way."
-	h.render(w, http.StatusOK, "forgot", p)
+	http.Redirect(w, r, Prefix+"/forgot?sent=1", http.StatusSeeOther)
 }
 
-func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request, _ *visit) {
 	p := pageOf(visitOf(r), "Reset password", "signin")
 	token := r.URL.Query().Get("token")
 	email, err := h.opts.Accounts.ResetEmail(r.Context(), token)
@@ -188,7 +192,7 @@ func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, http.StatusOK, "reset", p)
 }
 
-func (h *Handler) reset(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) reset(w http.ResponseWriter, r *http.Request, _ *visit) {
 	p := pageOf(visitOf(r), "Reset password", "signin")
 	token := r.PostFormValue("token")
 	p.Data = h.authData("", token)
@@ -217,7 +221,7 @@ func (h *Handler) password(w http.ResponseWriter, r *http.Request, v *visit) {
 		h.render(w, http.StatusBadRequest, "password", p)
 		return
 	}
-	if err := h.opts.Accounts.ChangePassword(r.Context(), v.sess.Account.ID, r.PostFormValue("current"), next); err != nil {
+	if err := h.opts.Accounts.ChangePassword(r.Context(), v.sess.Login.ID, r.PostFormValue("current"), next); err != nil {
 		h.fail(w, r, err, "password", p)
 		return
 	}

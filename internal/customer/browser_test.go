@@ -192,6 +192,8 @@ func journey(t *testing.T, ctx context.Context, a, b *service.Service) {
 	do(t, ctx, "revoke on "+b.URL(),
 		chromedp.Navigate(b.URL()+"/dashboard/keys/"+keyID),
 		chromedp.Click(chromedp.ID("revoke")),
+		chromedp.WaitVisible(chromedp.ID("confirm-revoke")),
+		chromedp.Click(chromedp.ID("confirm-revoke")),
 		chromedp.WaitVisible(chromedp.ID("notice")),
 	)
 	if st := text(t, ctx, "#key-status"); st != "revoked" {

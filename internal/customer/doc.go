@@ -3,7 +3,9 @@
 // their keys, watch their usage and change their plan (docs/dashboard.md).
 //
 // It owns the HTTP side of accounts: routing, the session cookie, CSRF
-// tokens, the per-account cap on dashboard requests (pagecap.go: least
+// tokens, who may use each route (handler.go: routeTable, every route
+// with its access, checked against the session's role), the one-time flash a POST leaves for the page its redirect
+// opens (flash.go: POST-redirect-GET, a reload repeats nothing), the per-account cap on dashboard requests (pagecap.go: least
 // recently seen subjects evicted, addresses grouped as
 // accounts.AddressSubject groups them), form parsing (413 over maxForm) and the
 // pages (html/template, embedded with their stylesheet: no script, no CDN,

@@ -123,7 +123,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), visitKey{}, v)))
+	ctx := context.WithValue(r.Context(), visitKey{}, v)
+	if v.sess != nil {
+		ctx = accounts.WithActor(ctx, v.sess.Login.Email) // the audit page's "who"
+	}
+	h.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // checkCSRF: the form's token must be the session's, or when signed out
@@ -162,50 +166,118 @@ func (h *Handler) storeError(w http.ResponseWriter, r *http.Request, err error) 
 	h.message(w, r, v, http.StatusServiceUnavailable, "Unavailable", "The service could not reach its store: try again in a moment.")
 }
 
-// signedIn wraps a page that needs a session: without one it sends the
-// browser to the sign-in page.
-func (h *Handler) signedIn(fn func(http.ResponseWriter, *http.Request, *visit)) http.HandlerFunc {
+// access is what a route asks of its visitor.
+type access int
+
+const (
+	// anyone: signed in or not.
+	anyone access = iota
+	// signedIn: any login, whatever its role (its own password).
+	signedIn
+	// canRead, canManage, canOwn: a login whose role grants
+	// accounts.PermRead, PermManage or PermOwn for the account it acts for.
+	canRead
+	canManage
+	canOwn
+)
+
+func (a access) String() string {
+	return [...]string{"anyone", "signed-in", "read", "manage", "own"}[a]
+}
+
+// perm is the permission a role must grant for a.
+func (a access) perm() (accounts.Permission, bool) {
+	switch a {
+	case canRead:
+		return accounts.PermRead, true
+	case canManage:
+		return accounts.PermManage, true
+	case canOwn:
+		return accounts.PermOwn, true
+	}
+	return 0, false
+}
+
+// route is one dashboard route and what it asks of its visitor: the one
+// table every route is in (a test goes over every route and role).
+type route struct {
+	pattern string
+	access  access
+	serve   func(http.ResponseWriter, *http.Request, *visit)
+}
+
+// guard serves a route after checking its access: without a session the
+// browser goes to the sign-in page; a role that does not grant the
+// route's permission is refused (403).
+func (h *Handler) guard(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v := visitOf(r)
-		if v.sess == nil {
-			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
-			return
+		if rt.access != anyone {
+			if v.sess == nil {
+				http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+				return
+			}
+			if p, ok := rt.access.perm(); ok && !v.sess.Role.May(p) {
+				h.message(w, r, v, http.StatusForbidden, "Not allowed",
+					fmt.Sprintf("Your role (%s) may not do this on %s's account: ask its owner.", v.sess.Role, v.owner()))
+				return
+			}
 		}
-		fn(w, r, v)
+		rt.serve(w, r, v)
+	}
+}
+
+// owner is the email of the account a visit acts for.
+func (v *visit) owner() string { return v.sess.Account.Email }
+
+// routeTable lists every route of the dashboard with its access.
+func (h *Handler) routeTable() []route {
+	return []route{
+		{"GET " + Prefix + "/style.css", anyone, h.style},
+		{"GET " + Prefix + "/{$}", anyone, h.home},
+		{"GET " + Prefix + "/signin", anyone, h.signinPage},
+		{"POST " + Prefix + "/signin", anyone, h.signin},
+		{"GET " + Prefix + "/signup", anyone, h.signupPage},
+		{"POST " + Prefix + "/signup", anyone, h.signup},
+		{"POST " + Prefix + "/signout", anyone, h.signout},
+		{"GET " + Prefix + "/forgot", anyone, h.forgotPage},
+		{"POST " + Prefix + "/forgot", anyone, h.forgot},
+		{"GET " + Prefix + "/reset", anyone, h.resetPage},
+		{"POST " + Prefix + "/reset", anyone, h.reset},
+		{"GET " + Prefix + "/password", signedIn, h.passwordPage},
+		{"POST " + Prefix + "/password", signedIn, h.password},
+		{"GET " + Prefix + "/keys", canRead, h.keysPage},
+		{"POST " + Prefix + "/keys", canManage, h.createKey},
+		{"GET " + Prefix + "/keys/{id}", canRead, h.keyPage},
+		{"POST " + Prefix + "/keys/{id}", canManage, h.updateKey},
+		{"GET " + Prefix + "/keys/{id}/created", canManage, h.createdPage},
+		{"GET " + Prefix + "/keys/{id}/revoke", canManage, h.revokeConfirm},
+		{"POST " + Prefix + "/keys/{id}/revoke", canManage, h.revokeKey},
+		{"GET " + Prefix + "/keys/{id}/usage", canRead, h.keyUsage},
+		{"GET " + Prefix + "/usage", canRead, h.accountUsage},
+		{"GET " + Prefix + "/plan", canRead, h.planPage},
+		{"POST " + Prefix + "/plan/upgrade", canOwn, h.upgrade},
+		{"POST " + Prefix + "/plan/request", canOwn, h.requestCustom},
+		{"GET " + Prefix + "/members", canRead, h.membersPage},
+		{"POST " + Prefix + "/members", canOwn, h.inviteMember},
+		{"POST " + Prefix + "/members/{login}/role", canOwn, h.setMemberRole},
+		{"POST " + Prefix + "/members/{login}/remove", canOwn, h.removeMember},
+		{"GET " + Prefix + "/audit", canRead, h.auditPage},
+		{"GET " + Prefix + "/alerts", canRead, h.alertsPage},
+		{"POST " + Prefix + "/alerts", canManage, h.setAlerts},
 	}
 }
 
 func (h *Handler) routes() {
-	m := h.mux
-	m.HandleFunc("GET "+Prefix+"/style.css", h.style)
-	m.HandleFunc("GET "+Prefix+"/{$}", h.home)
-	m.HandleFunc("GET "+Prefix+"/signin", h.signinPage)
-	m.HandleFunc("POST "+Prefix+"/signin", h.signin)
-	m.HandleFunc("GET "+Prefix+"/signup", h.signupPage)
-	m.HandleFunc("POST "+Prefix+"/signup", h.signup)
-	m.HandleFunc("POST "+Prefix+"/signout", h.signout)
-	m.HandleFunc("GET "+Prefix+"/forgot", h.forgotPage)
-	m.HandleFunc("POST "+Prefix+"/forgot", h.forgot)
-	m.HandleFunc("GET "+Prefix+"/reset", h.resetPage)
-	m.HandleFunc("POST "+Prefix+"/reset", h.reset)
-	m.HandleFunc("GET "+Prefix+"/password", h.signedIn(h.passwordPage))
-	m.HandleFunc("POST "+Prefix+"/password", h.signedIn(h.password))
-	m.HandleFunc("GET "+Prefix+"/keys", h.signedIn(h.keysPage))
-	m.HandleFunc("POST "+Prefix+"/keys", h.signedIn(h.createKey))
-	m.HandleFunc("GET "+Prefix+"/keys/{id}", h.signedIn(h.keyPage))
-	m.HandleFunc("POST "+Prefix+"/keys/{id}", h.signedIn(h.updateKey))
-	m.HandleFunc("POST "+Prefix+"/keys/{id}/revoke", h.signedIn(h.revokeKey))
-	m.HandleFunc("GET "+Prefix+"/keys/{id}/usage", h.signedIn(h.keyUsage))
-	m.HandleFunc("GET "+Prefix+"/usage", h.signedIn(h.accountUsage))
-	m.HandleFunc("GET "+Prefix+"/plan", h.signedIn(h.planPage))
-	m.HandleFunc("POST "+Prefix+"/plan/upgrade", h.signedIn(h.upgrade))
-	m.HandleFunc("POST "+Prefix+"/plan/request", h.signedIn(h.requestCustom))
-	m.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+	for _, rt := range h.routeTable() {
+		h.mux.HandleFunc(rt.pattern, h.guard(rt))
+	}
+	h.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		h.message(w, r, visitOf(r), http.StatusNotFound, "Not found", "There is no such page.")
 	})
 }
 
-func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) home(w http.ResponseWriter, r *http.Request, _ *visit) {
 	if visitOf(r).sess != nil {
 		http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
 		return
@@ -213,7 +285,7 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
 }
 
-func (h *Handler) style(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) style(w http.ResponseWriter, r *http.Request, _ *visit) {
 	b, err := pageFiles.ReadFile("pages/style.css")
 	if err != nil {
 		http.Error(w, "missing stylesheet", http.StatusInternalServerError)

@@ -6,6 +6,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,17 @@ func (b *browser) post(path string, form url.Values) (int, string, string) {
 	return resp.StatusCode, string(body), resp.Header.Get("Location")
 }
 
+// submit posts a form and, as a browser does, follows a See Other to
+// the page it names: the status and body are that page's.
+func (b *browser) submit(path string, form url.Values) (int, string) {
+	b.t.Helper()
+	code, body, loc := b.post(path, form)
+	if code != http.StatusSeeOther {
+		return code, body
+	}
+	return b.get(loc)
+}
+
 // signUp makes an account and leaves the browser signed in.
 func (b *browser) signUp(email, password string) {
 	b.t.Helper()
@@ -104,9 +116,13 @@ var (
 func (b *browser) createKey(name string) (key, id, url0 string) {
 	b.t.Helper()
 	b.get("/dashboard/keys")
-	code, body, _ := b.post("/dashboard/keys", url.Values{"name": {name}})
-	if code != http.StatusCreated {
-		b.t.Fatalf("create key: %d\n%s", code, body)
+	code, body, loc := b.post("/dashboard/keys", url.Values{"name": {name}})
+	if code != http.StatusSeeOther || !strings.HasSuffix(loc, "/created") {
+		b.t.Fatalf("create key: %d %s\n%s", code, loc, body)
+	}
+	code, body = b.get(loc)
+	if code != http.StatusOK {
+		b.t.Fatalf("the created page: %d\n%s", code, body)
 	}
 	k, i, u := newKeyRe.FindStringSubmatch(body), keyIDRe.FindStringSubmatch(body), urlHTTPRe.FindStringSubmatch(body)
 	if k == nil || i == nil || u == nil {

@@ -35,7 +35,13 @@ func TestJourneyHTTP(t *testing.T) {
 		return ok && k.Plan.Name == "team" && k.Plan.Failover
 	})
 	b.get("/dashboard/keys/" + id)
-	if code, body, _ := b.post("/dashboard/keys/"+id+"/revoke", url.Values{}); code != http.StatusSeeOther {
+	if code, body, _ := b.post("/dashboard/keys/"+id+"/revoke", url.Values{}); code != http.StatusBadRequest || !strings.Contains(body, "confirm:") {
+		t.Fatalf("revoke without the confirmation: %d, want 400 naming confirm\n%s", code, body)
+	}
+	if code, body := b.get("/dashboard/keys/" + id + "/revoke"); code != http.StatusOK || !strings.Contains(body, `name="confirm" value="yes"`) {
+		t.Fatalf("the revoke page does not ask: %d\n%s", code, body)
+	}
+	if code, body, _ := b.post("/dashboard/keys/"+id+"/revoke", url.Values{"confirm": {"yes"}}); code != http.StatusSeeOther {
 		t.Fatalf("revoke: %d\n%s", code, body)
 	}
 	eventually(t, "the revoked key is refused", func() bool { code, _ := rpc(t, u, "eth_blockNumber"); return code == 401 })

@@ -87,19 +87,43 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, v *visit) {
 		h.fail(w, r, err, "keys", p)
 		return
 	}
-	d := createdData{Key: c, Secret: c.Secret != ""}
+	// POST-redirect-GET: the plain key and secret reach the page once,
+	// sealed in a flash; a reload of that page makes no second key.
+	if err := h.setFlash(w, r, v, createdPath(c.ID), flash{Key: c.Key, Secret: c.Secret}); err != nil {
+		h.storeError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, createdPath(c.ID), http.StatusSeeOther)
+}
+
+// createdPath is the page that shows a new key once.
+func createdPath(id string) string { return Prefix + "/keys/" + id + "/created" }
+
+// createdPage shows a new key and its secret from the flash its creation
+// left; without it (a reload, another browser) it goes to the key's page.
+func (h *Handler) createdPage(w http.ResponseWriter, r *http.Request, v *visit) {
+	rec, ok := h.ownedKey(w, r, v)
+	if !ok {
+		return
+	}
+	f, ok := h.takeFlash(w, r, v, createdPath(rec.ID))
+	if !ok {
+		http.Redirect(w, r, Prefix+"/keys/"+rec.ID+"?shown=1", http.StatusSeeOther)
+		return
+	}
+	d := createdData{Key: keys.Created{Record: rec, Key: f.Key, Secret: f.Secret}, Secret: f.Secret != ""}
 	for _, n := range h.opts.Networks(r) {
-		if len(c.Networks) > 0 && !contains(c.Networks, n.Name) {
+		if len(rec.Networks) > 0 && !contains(rec.Networks, n.Name) {
 			continue
 		}
-		d.URLs = append(d.URLs, keyURL{Network: n.Name, HTTP: n.HTTP + "/v3/" + c.Key, WS: n.WS + "/ws/v3/" + c.Key})
+		d.URLs = append(d.URLs, keyURL{Network: n.Name, HTTP: n.HTTP + "/v3/" + f.Key, WS: n.WS + "/ws/v3/" + f.Key})
 		if d.Curl == "" {
-			d.Curl = curlLine(n, c.Key, c.Secret)
+			d.Curl = curlLine(n, f.Key, f.Secret)
 		}
 	}
 	p := pageOf(v, "New key", "keys")
 	p.Data = d
-	h.render(w, http.StatusCreated, "created", p)
+	h.render(w, http.StatusOK, "created", p)
 }
 
 // curlLine is a command that works as shown: the network's block number.
@@ -162,12 +186,29 @@ func (h *Handler) keyPage(w http.ResponseWriter, r *http.Request, v *visit) {
 		return
 	}
 	p := pageOf(v, "Key "+rec.Name, "keys")
-	p.Data = keyData{Key: rec, Networks: h.networkNames(r)}
-	if r.URL.Query().Get("saved") != "" {
+	d := keyData{Key: rec, Networks: h.networkNames(r)}
+	q := r.URL.Query()
+	switch {
+	case q.Get("secret") != "":
+		if f, ok := h.takeFlash(w, r, v, keyPath(rec.ID)); ok && f.Secret != "" {
+			d.Secret = f.Secret
+			p.Notice = "New secret made: copy it now, it is shown only once."
+		} else {
+			p.Notice = "A new secret was made and shown once: make another if it was not copied."
+		}
+	case q.Get("shown") != "":
+		p.Notice = "The key was shown once, when it was made: the service keeps only its hash."
+	case q.Get("revoked") != "":
+		p.Notice = "Revoked: every replica refuses this key within its key refresh interval."
+	case q.Get("saved") != "":
 		p.Notice = "Saved. Every replica applies it within its key refresh interval."
 	}
+	p.Data = d
 	h.render(w, http.StatusOK, "key", p)
 }
+
+// keyPath is one key's settings page.
+func keyPath(id string) string { return Prefix + "/keys/" + id }
 
 // splitList reads a textarea of entries: one per line, or separated by
 // commas when commas may not appear in an entry.
@@ -232,25 +273,49 @@ func (h *Handler) updateKey(w http.ResponseWriter, r *http.Request, v *visit) {
 		return
 	}
 	if u.Secret != "" {
-		p := pageOf(v, "Key "+u.Name, "keys")
-		p.Data = keyData{Key: u.Record, Networks: h.networkNames(r), Secret: u.Secret}
-		p.Notice = "New secret made: copy it now, it is shown only once."
-		h.render(w, http.StatusOK, "key", p)
+		if err := h.setFlash(w, r, v, keyPath(rec.ID), flash{Secret: u.Secret}); err != nil {
+			h.storeError(w, r, err)
+			return
+		}
+		http.Redirect(w, r, keyPath(rec.ID)+"?secret=1", http.StatusSeeOther)
 		return
 	}
-	http.Redirect(w, r, Prefix+"/keys/"+rec.ID+"?saved=1", http.StatusSeeOther)
+	http.Redirect(w, r, keyPath(rec.ID)+"?saved=1", http.StatusSeeOther)
 }
 
+// revokeConfirm is the page that asks before a key is revoked (the pages
+// run no script: the question is a page of its own).
+func (h *Handler) revokeConfirm(w http.ResponseWriter, r *http.Request, v *visit) {
+	rec, ok := h.ownedKey(w, r, v)
+	if !ok {
+		return
+	}
+	if rec.Status == keys.StatusRevoked {
+		http.Redirect(w, r, keyPath(rec.ID), http.StatusSeeOther)
+		return
+	}
+	p := pageOf(v, "Revoke key "+rec.Name+"?", "keys")
+	p.Data = keyData{Key: rec}
+	h.render(w, http.StatusOK, "revoke", p)
+}
+
+// revokeKey revokes a key when its form says the customer confirmed it.
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, v *visit) {
 	rec, ok := h.ownedKey(w, r, v)
 	if !ok {
 		return
 	}
-	if _, err := h.opts.Accounts.RevokeKey(r.Context(), v.sess.Account.ID, rec.ID); err != nil {
+	err := error(nil)
+	if r.PostFormValue("confirm") != "yes" {
+		err = &accounts.InputError{Msg: "confirm: revoking is final: confirm it on the revoke page"}
+	} else {
+		_, err = h.opts.Accounts.RevokeKey(r.Context(), v.sess.Account.ID, rec.ID)
+	}
+	if err != nil {
 		p := pageOf(v, "Key "+rec.Name, "keys")
 		p.Data = keyData{Key: rec, Networks: h.networkNames(r)}
 		h.fail(w, r, err, "key", p)
 		return
 	}
-	http.Redirect(w, r, Prefix+"/keys/"+rec.ID+"?saved=1", http.StatusSeeOther)
+	http.Redirect(w, r, keyPath(rec.ID)+"?revoked=1", http.StatusSeeOther)
 }

@@ -55,8 +55,7 @@ func TestMailedPagesAnswerTheSame(t *testing.T) {
 	ask := func(path, email string) string {
 		b := newBrowser(t, s.URL())
 		b.get(path)
-		code, body, _ := b.post(path, url.Values{"email": {email}})
-		return answer(code, body)
+		return answer(b.submit(path, url.Values{"email": {email}}))
 	}
 	const email, pw = "mailed@example.com", "a mailed password"
 	first := ask("/dashboard/signup", email)

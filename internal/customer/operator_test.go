@@ -101,7 +101,7 @@ func TestInviteAndResetByMail(t *testing.T) {
 	// Reset: mailed, works once, the old password and sessions end.
 	r := newBrowser(t, s.URL())
 	r.get("/dashboard/forgot")
-	if code, body, _ := r.post("/dashboard/forgot", url.Values{"email": {"invited@example.com"}}); code != http.StatusOK || !strings.Contains(body, "on its way") {
+	if code, body := r.submit("/dashboard/forgot", url.Values{"email": {"invited@example.com"}}); code != http.StatusOK || !strings.Contains(body, "on its way") {
 		t.Fatalf("forgot: %d\n%s", code, body)
 	}
 	m, ok = mail.Wait(2, 30*time.Second)

@@ -22,10 +22,14 @@ type page struct {
 	Title   string
 	Nav     string
 	Account *accounts.Account
-	CSRF    string
-	Error   string
-	Notice  string
-	Data    any
+	// Login is who signed in (Account's owner or a member), Role what it
+	// may do: pages show the forms of what the role may do.
+	Login  *accounts.Account
+	Role   accounts.Role
+	CSRF   string
+	Error  string
+	Notice string
+	Data   any
 }
 
 var funcs = template.FuncMap{
@@ -36,6 +40,16 @@ var funcs = template.FuncMap{
 	// refused and failed sum a usage row's refusals and its other errors.
 	"refused": func(e keys.UsageErrors) int64 { return e.RateLimited + e.Daily + e.Forbidden + e.Limit },
 	"failed":  func(e keys.UsageErrors) int64 { return e.Invalid + e.Upstream + e.Node },
+	// may: whether the page's role grants "manage" or "own".
+	"may": func(r accounts.Role, what string) bool {
+		switch what {
+		case "manage":
+			return r.May(accounts.PermManage)
+		case "own":
+			return r.May(accounts.PermOwn)
+		}
+		return r.May(accounts.PermRead)
+	},
 	"has": func(list []string, s string) bool {
 		for _, x := range list {
 			if x == s {
@@ -97,8 +111,8 @@ func (h *Handler) render(w http.ResponseWriter, status int, name string, p page)
 func pageOf(v *visit, title, nav string) page {
 	p := page{Title: title, Nav: nav, CSRF: v.csrf}
 	if v.sess != nil {
-		a := v.sess.Account
-		p.Account = &a
+		a, l := v.sess.Account, v.sess.Login
+		p.Account, p.Login, p.Role = &a, &l, v.sess.Role
 	}
 	return p
 }

@@ -84,7 +84,7 @@ func TestAuditLog(t *testing.T) {
 	b.get("/dashboard/keys/" + id)
 	b.post("/dashboard/keys/"+id, url.Values{"action": {"name"}, "name": {"renamed"}})
 	b.get("/dashboard/keys/" + id)
-	b.post("/dashboard/keys/"+id+"/revoke", nil)
+	b.post("/dashboard/keys/"+id+"/revoke", url.Values{"confirm": {"yes"}})
 	newBrowser(t, s.URL()).signIn(email, pw)
 	lockOut(t, s.URL(), email)
 	admin(t, s, "POST", "/admin/accounts/"+email+"/unlock", "")

@@ -51,6 +51,8 @@ var migrations = [][]string{
 	4: plansSchema,     // schema_plans.go
 	5: dashboardSchema, // schema_dashboard.go
 	6: changesSchema,   // schema_changes.go
+	7: teamSchema,      // schema_team.go
+	8: alertsSchema,    // schema_alerts.go
 }
 
 // SchemaVersion is the schema this nodegate writes.

@@ -29,6 +29,7 @@ func (s *Service) startAccounts() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopAccounts = cancel
 	go purgeSessions(ctx, svc)
+	go runAlerts(ctx, svc)
 	slog.Debug("customer dashboard", "path", customer.Prefix+"/", "signup", ac.Signup)
 	return nil
 }
@@ -51,9 +52,45 @@ func purgeSessions(ctx context.Context, svc *accounts.Service) {
 	}
 }
 
+// alertEvery is how often a replica checks the accounts' credits against
+// their alert thresholds and tries the due deliveries.
+const alertEvery = 5 * time.Second
+
+// runAlerts checks alerts and delivers them now and then (every replica
+// does: a crossing is claimed once in the store, a delivery leased).
+func runAlerts(ctx context.Context, svc *accounts.Service) {
+	t := time.NewTicker(alertEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		actx, cancel := context.WithTimeout(ctx, time.Minute)
+		if _, err := svc.CheckAlerts(actx); err != nil && ctx.Err() == nil {
+			slog.Warn("alerts: check", "err", err)
+		}
+		if _, err := svc.DeliverDue(actx); err != nil && ctx.Err() == nil {
+			slog.Warn("alerts: deliver", "err", err)
+		}
+		cancel()
+	}
+}
+
 // customerPath reports whether a main-listener request is the dashboard's.
 func customerPath(p string) bool {
 	return p == customer.Prefix || strings.HasPrefix(p, customer.Prefix+"/")
+}
+
+// clientSchemes are the schemes clients reach the service with: https
+// and wss when it serves TLS itself, the request came over TLS, or the
+// public URL says a proxy in front terminates it.
+func clientSchemes(tls bool, publicURL string) (httpScheme, wsScheme string) {
+	if tls || strings.HasPrefix(publicURL, "https://") {
+		return "https", "wss"
+	}
+	return "http", "ws"
 }
 
 // customerNetworks are the served networks with the base URLs a client of
@@ -62,10 +99,7 @@ func customerPath(p string) bool {
 // called), or the request's host name with a network's own port.
 func (s *Service) customerNetworks(r *http.Request) []customer.NetworkURL {
 	cfg := s.current().cfg
-	httpScheme, wsScheme := "http", "ws"
-	if s.tls != nil || r.TLS != nil {
-		httpScheme, wsScheme = "https", "wss"
-	}
+	httpScheme, wsScheme := clientSchemes(s.tls != nil || r.TLS != nil, cfg.EffectiveAccounts().PublicURL)
 	reqHost, reqPort := r.Host, ""
 	if h, p, err := net.SplitHostPort(r.Host); err == nil {
 		reqHost, reqPort = h, p

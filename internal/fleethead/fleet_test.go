@@ -13,6 +13,7 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
 	"github.com/nodegate/nodegate/internal/reorgtest"
+	"github.com/nodegate/nodegate/internal/service"
 	"github.com/nodegate/nodegate/internal/servicetest"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
@@ -39,6 +40,7 @@ func TestClientMovingBetweenReplicasNeverGoesBack(t *testing.T) {
 			members := []*reorgtest.Member{reorgtest.StartMember(t, b), reorgtest.StartMember(t, b)}
 			prefix := redistest.Prefix(t, rc)
 			var urls []string
+			var replicas []*service.Service
 			for i := range 2 {
 				cfg := servicetest.Config(t)
 				cfg.NoStarknet = true
@@ -49,6 +51,7 @@ func TestClientMovingBetweenReplicasNeverGoesBack(t *testing.T) {
 					{Name: "own", URL: members[i].HTTP()}, {Name: "other", URL: members[1-i].HTTP(), Priority: 1}}}}
 				s := servicetest.Start(t, cfg)
 				urls = append(urls, s.URL()+"/v3/"+s.GeneratedKey)
+				replicas = append(replicas, s)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
@@ -67,8 +70,19 @@ func TestClientMovingBetweenReplicasNeverGoesBack(t *testing.T) {
 			if c.answers < 50 {
 				t.Fatalf("only %d answers", c.answers)
 			}
-			if tc.redis && (c.backwards != 0 || c.failed != 0) {
+			if !tc.redis {
+				return
+			}
+			if c.backwards != 0 || c.failed != 0 {
 				t.Errorf("sharing heads: %d answers lower than one given before, %d failed", c.backwards, c.failed)
+			}
+			// The cost: Redis round trips go with heads, not with calls.
+			for i, s := range replicas {
+				trips := s.Fleet.RoundTrips()
+				t.Logf("replica %d: %d Redis round trips for %d blocks and about %d calls (%.3f a call)", i, trips, sum.Blocks, c.answers/2, float64(trips)/float64(c.answers/2))
+				if trips > int64(2*sum.Blocks+10) {
+					t.Errorf("replica %d: %d Redis round trips for %d blocks, want at most two a block", i, trips, sum.Blocks)
+				}
 			}
 		})
 	}

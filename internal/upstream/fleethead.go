@@ -45,10 +45,10 @@ func (p *Pool) shareRaise() {
 
 // PeerHead is a head another replica gave a client: its number and hash;
 // rewound, its chain went back to that block (a reorg to a shorter
-// fork). A higher head raises the pool's mark, unless the pool's own
-// canonical chain holds another block at that height (its own members
-// decide then); a rewind lowers a mark above it to the best head of the
-// pool's members.
+// fork). A higher head raises the pool's mark (a head the pool's
+// canonical chain already holds is at or below it; the hash is for the
+// routing by hash to come); a rewind lowers a mark above it to the best
+// head of the pool's members.
 func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
 	if rewound {
 		for {
@@ -62,9 +62,6 @@ func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
 				return
 			}
 		}
-	}
-	if h, ok := p.Canonical(number); ok && hash != (common.Hash{}) && h != hash {
-		return
 	}
 	for {
 		hw := p.highWater.Load()

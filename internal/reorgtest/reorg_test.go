@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
 	"github.com/nodegate/nodegate/internal/servicetest"
 )
 
@@ -51,56 +54,98 @@ var perMinute = []target{
 	{"receipt→block mismatches", func(r Result) int64 { return r.Front.ReceiptMismatches - r.Node.ReceiptMismatches }, 0, false},
 }
 
+// reorgScript is the builder's run: a block every 0.5 s, every fourth
+// move a fork, the second member 1.5 s behind the first; 20 s, or 2
+// minutes with NODEGATE_REORG_LONG set.
+func reorgScript() Script {
+	s := Script{BlockEvery: 500 * time.Millisecond, ForkEvery: 4, Duration: 20 * time.Second,
+		Delays: []time.Duration{0, 1500 * time.Millisecond}}
+	if os.Getenv(longEnv) != "" {
+		s.Duration = 2 * time.Minute
+	}
+	return s
+}
+
 // TestReorgs: two go-ethereum members 1.5 s apart behind one nodegate,
 // over http:// and ws://, while the builder forks to longer, equal and
 // shorter chains; each target is checked (enforced) or reported.
 func TestReorgs(t *testing.T) {
-	script := Script{BlockEvery: 500 * time.Millisecond, ForkEvery: 4, Duration: 20 * time.Second,
-		Delays: []time.Duration{0, 1500 * time.Millisecond}}
-	if os.Getenv(longEnv) != "" {
-		script.Duration = 2 * time.Minute
-	}
 	for _, ws := range []bool{false, true} {
 		name := "http"
 		if ws {
 			name = "ws"
 		}
 		t.Run(name+" members", func(t *testing.T) {
-			r := Run(t, Case{Script: script, Members: 2, WS: ws, Front: startNodegate})
-			t.Logf("%s; %d blocks a minute", r.Summary, int(float64(r.Summary.Blocks)/script.Duration.Minutes()))
-			t.Logf("through nodegate: %s", r.Front)
-			t.Logf("the first member alone: %s", r.Node)
-			if len(r.Summary.Forks) < 3 {
-				t.Errorf("only %d kinds of fork made: %v", len(r.Summary.Forks), r.Summary.Forks)
-			}
-			if r.Node.Answers == 0 || r.Front.Answers == 0 {
-				t.Fatalf("no answers: node %d, nodegate %d", r.Node.Answers, r.Front.Answers)
-			}
-			minutes := script.Duration.Minutes()
-			all := targets
-			for _, p := range perMinute {
-				p.max = int64(math.Ceil(1.5 * minutes))
-				all = append(all, p)
-			}
-			for _, tg := range all {
-				got := tg.count(r)
-				switch {
-				case got <= tg.max:
-					t.Logf("holds: %s: %d (at most %d)", tg.name, got, tg.max)
-				case tg.enforced:
-					t.Errorf("%s: %d, want at most %d", tg.name, got, tg.max)
-				default:
-					t.Logf("not yet (reported): %s: %d, target at most %d", tg.name, got, tg.max)
-				}
-			}
+			judge(t, Run(t, Case{Script: reorgScript(), Members: 2, WS: ws, Front: startNodegate}), reorgScript())
 		})
 	}
 }
 
-// startNodegate starts nodegate in front of the members (one network,
-// heads polled every 200 ms, the generated key's plan without a rate
-// limit) and returns its HTTP and WebSocket URLs.
+// judge logs a run's counts and checks each target: enforced ones fail
+// the test, the others are reported.
+func judge(t *testing.T, r Result, script Script) {
+	t.Helper()
+	t.Logf("%s; %d blocks a minute", r.Summary, int(float64(r.Summary.Blocks)/script.Duration.Minutes()))
+	t.Logf("through nodegate: %s", r.Front)
+	t.Logf("the first member alone: %s", r.Node)
+	if len(r.Summary.Forks) < 3 {
+		t.Errorf("only %d kinds of fork made: %v", len(r.Summary.Forks), r.Summary.Forks)
+	}
+	if r.Node.Answers == 0 || r.Front.Answers == 0 {
+		t.Fatalf("no answers: node %d, nodegate %d", r.Node.Answers, r.Front.Answers)
+	}
+	minutes := script.Duration.Minutes()
+	all := slices.Clone(targets)
+	for _, p := range perMinute {
+		p.max = int64(math.Ceil(1.5 * minutes))
+		all = append(all, p)
+	}
+	for _, tg := range all {
+		got := tg.count(r)
+		switch {
+		case got <= tg.max:
+			t.Logf("holds: %s: %d (at most %d)", tg.name, got, tg.max)
+		case tg.enforced:
+			t.Errorf("%s: %d, want at most %d", tg.name, got, tg.max)
+		default:
+			t.Logf("not yet (reported): %s: %d, target at most %d", tg.name, got, tg.max)
+		}
+	}
+}
+
+// TestReorgsInAFleet: the same run with two replicas sharing one Redis
+// behind a round-robin front (a request to each in turn), http://
+// members (issue 31's fleet).
+func TestReorgsInAFleet(t *testing.T) {
+	rc := redistest.Require(t)
+	prefix := redistest.Prefix(t, rc)
+	fleet := func(t testing.TB, members []string) (string, string) {
+		var targets []string
+		for range 2 {
+			cfg := nodegateConfig(t, members)
+			cfg.RateLimit.RedisURL, cfg.RateLimit.RedisPrefix = "redis://"+redistest.Addr()+"/0", prefix
+			cfg.APIKeys = []string{fleetKey}
+			targets = append(targets, servicetest.Start(t, cfg).URL())
+		}
+		front := RoundRobin(t, targets)
+		return front + "/v3/" + fleetKey, "ws" + strings.TrimPrefix(front, "http") + "/ws/v3/" + fleetKey
+	}
+	judge(t, Run(t, Case{Script: reorgScript(), Members: 2, Front: fleet}), reorgScript())
+}
+
+// fleetKey is the fleet's key, the same on each replica.
+const fleetKey = "0123456789abcdef0123456789abcdef"
+
+// startNodegate starts nodegate in front of the members and returns its
+// HTTP and WebSocket URLs.
 func startNodegate(t testing.TB, members []string) (string, string) {
+	s := servicetest.Start(t, nodegateConfig(t, members))
+	return s.URL() + "/v3/" + s.GeneratedKey, s.WSURL() + "/ws/v3/" + s.GeneratedKey
+}
+
+// nodegateConfig is one network over the members (heads polled every
+// 200 ms), the team plan without a rate limit.
+func nodegateConfig(t testing.TB, members []string) config.Config {
 	cfg := servicetest.Config(t)
 	cfg.NoStarknet = true
 	team := cfg.Plans[config.PlanTeam]
@@ -112,6 +157,5 @@ func startNodegate(t testing.TB, members []string) (string, string) {
 	}
 	cfg.Networks = []config.Network{{Name: "main", Family: "evm", Upstreams: ups,
 		Pool: config.Pool{HeadInterval: 200 * time.Millisecond}}}
-	s := servicetest.Start(t, cfg)
-	return s.URL() + "/v3/" + s.GeneratedKey, s.WSURL() + "/ws/v3/" + s.GeneratedKey
+	return cfg
 }

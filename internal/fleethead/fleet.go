@@ -113,10 +113,14 @@ func (f *Fleet) Close() error {
 	return errors.Join(err, f.client.Close())
 }
 
-// read hands each head another replica published to its network's pool.
+// read hands each head another replica published to its network's pool;
+// each time the subscription is made (at start, and again after Redis was
+// away) every network reads the fleet's highest head, which may have
+// risen meanwhile.
 func (f *Fleet) read() {
-	ch := f.pubsub.Channel()
+	ch := f.pubsub.ChannelWithSubscriptions()
 	for {
+		var msg any
 		select {
 		case <-f.ctx.Done():
 			return
@@ -124,21 +128,38 @@ func (f *Fleet) read() {
 			if !ok {
 				return
 			}
-			h, err := parseHead(m.Payload)
-			if err != nil {
-				slog.Debug("fleet head message", "channel", m.Channel, "err", err)
-				continue
-			}
-			if h.from == f.id {
-				continue
-			}
-			f.mu.Lock()
-			n := f.nets[strings.TrimPrefix(m.Channel, f.channel(""))]
-			f.mu.Unlock()
-			if n != nil {
-				(*n.pool.Load()).PeerHead(h.number, h.hash, h.rewound)
-			}
+			msg = m
 		}
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			f.mu.Lock()
+			for _, n := range f.nets {
+				pool := *n.pool.Load()
+				f.wg.Go(func() { n.load(pool) })
+			}
+			f.mu.Unlock()
+		case *redis.Message:
+			f.deliver(m)
+		}
+	}
+}
+
+// deliver gives the pool of a message's network the head another
+// replica published.
+func (f *Fleet) deliver(m *redis.Message) {
+	h, err := parseHead(m.Payload)
+	if err != nil {
+		slog.Debug("fleet head message", "channel", m.Channel, "err", err)
+		return
+	}
+	if h.from == f.id {
+		return
+	}
+	f.mu.Lock()
+	n := f.nets[strings.TrimPrefix(m.Channel, f.channel(""))]
+	f.mu.Unlock()
+	if n != nil {
+		(*n.pool.Load()).PeerHead(h.number, h.hash, h.rewound)
 	}
 }
 

@@ -43,6 +43,7 @@ var targets = []target{
 	{"fork-point heads the node re-sent, dropped", func(r Result) int64 { return r.Node.HeadRepeats - r.Front.HeadRepeats }, 0, false},
 	{"newHeads flip-backs", func(r Result) int64 { return r.Front.HeadFlipBacks }, 0, true},
 	{"logs removed: true missed against the node's", func(r Result) int64 { return r.Node.LogsRemoved - r.Front.LogsRemoved }, 0, false},
+	{"live logs of an abandoned block after the new branch was given", func(r Result) int64 { return r.Front.LogFlipBacks }, 0, true},
 	{"abandoned logs left live", func(r Result) int64 { return r.Front.LogsLeftLive }, 0, true},
 	{"canonical logs never delivered", func(r Result) int64 { return r.Front.LogsMissing }, 0, false},
 }

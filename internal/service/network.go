@@ -64,6 +64,9 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	pcfg.ChainIDMethod, pcfg.NumericChainID, pcfg.ChainID = fam.ChainIDMethod, fam.NumericChainID, nc.ChainID
 	pcfg.NormalizeChainID = fam.NormalizeChainID
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
+	if s.Fleet != nil && version == "" {
+		pool.ShareHeads(s.Fleet.Join(nc.Name, pool))
+	}
 	n := &pipeline.Network{
 		Name: nc.Name, ChainID: nc.ChainID, Methods: table, Pool: pool,
 		Route: &pipeline.Route{FailoverMethods: failoverMethods(nc.FailoverMethods), Metrics: s.Metrics},

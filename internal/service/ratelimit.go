@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 
+	"github.com/nodegate/nodegate/internal/fleethead"
 	"github.com/nodegate/nodegate/internal/ratelimit"
 )
 
 // startMetering starts the rate limiter (memory, or Redis when
 // configured), the usage records, which the key store keeps, and the
-// notification accounts, which spend in both. Each
+// notification accounts, which spend in both; with Redis, also the
+// fleet's shared heads. Each
 // generation prices calls with its own credit costs (generation.go).
 func (s *Service) startMetering() error {
 	rc := s.Config.RateLimit
@@ -21,6 +23,12 @@ func (s *Service) startMetering() error {
 	s.Metrics.Register(lim.Collectors()...)
 	s.Usage = ratelimit.NewUsage(s.KeyStore, rc.UsageFlush)
 	s.Notes = ratelimit.NewNotes(lim, s.Usage, 0)
+	if rc.RedisURL != "" {
+		// The fleet's heads go through the same Redis (docs/pools.md).
+		if s.Fleet, err = fleethead.New(fleethead.Options{RedisURL: rc.RedisURL, Prefix: rc.RedisPrefix, Timeout: rc.RedisTimeout}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/evmnode"
+	"github.com/nodegate/nodegate/internal/fleethead"
 	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/logging"
@@ -65,6 +66,9 @@ type Service struct {
 	Limiter *ratelimit.Limiter
 	Usage   *ratelimit.Usage
 	Notes   *ratelimit.Notes
+	// Fleet shares each network's head with the other replicas on the
+	// rate limit's Redis (internal/fleethead; nil without Redis).
+	Fleet *fleethead.Fleet
 	// cacheMetrics are the networks' answer caches' metrics (network.go).
 	cacheMetrics *telemetry.CacheMetrics
 
@@ -193,6 +197,9 @@ func (s *Service) close(ctx context.Context) error {
 		s.stopTLS()
 	}
 	s.closeNetworks()
+	if s.Fleet != nil {
+		errs = append(errs, s.Fleet.Close())
+	}
 	if s.stopAccounts != nil {
 		s.stopAccounts()
 	}

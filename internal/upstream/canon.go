@@ -194,6 +194,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	if move == canonRewound {
 		p.highWater.Store(head)
 		p.signal()
+		p.headMoved(head, true)
 	}
 	p.report(m, b.Number)
 }

@@ -13,7 +13,10 @@
 // polled as blocks (PoolConfig.HeadBlockMethod) and pushed with their
 // hashes, which judges members on another branch (canon.go, headblock.go),
 // and its changes told to followers by hash, blocks joining and leaving
-// (canonfollow.go) —, the answer to a
+// (canonfollow.go) —, the head it shares with a fleet's other replicas
+// (fleethead.go: it tells its HeadSharer of head moves and takes their
+// heads as its mark through PeerHead; the sharing itself is
+// internal/fleethead's), the answer to a
 // block far beyond every head (future.go), the chain its members serve —
 // chain id and genesis hash, learned with the finalized numbers (chain.go)
 // — the check that each member is on the pool's chain, by the family's

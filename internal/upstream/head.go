@@ -59,6 +59,7 @@ func (p *Pool) track(ctx context.Context, m *Member) {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
+		case <-p.poked():
 		}
 		p.poll(ctx, m)
 	}
@@ -150,16 +151,17 @@ func storeMax(a *atomic.Uint64, n uint64) {
 	}
 }
 
-// raise records that m has block n: its head is at least n.
-func (p *Pool) raise(m *Member, n uint64) {
+// raise records that m has block n: its head is at least n. It reports
+// whether m's head rose.
+func (p *Pool) raise(m *Member, n uint64) bool {
 	for {
 		h := m.head.Load()
 		if n <= h {
-			return
+			return false
 		}
 		if m.head.CompareAndSwap(h, n) {
 			p.signal()
-			return
+			return true
 		}
 	}
 }
@@ -173,8 +175,8 @@ func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Re
 	if !p.started.Load() {
 		return
 	}
-	if n, ok := provenHeadOf(k, params, resp); ok {
-		p.raise(m, n)
+	if n, ok := provenHeadOf(k, params, resp); ok && p.raise(m, n) {
+		p.shareRaise()
 	}
 }
 

@@ -141,6 +141,8 @@ type Pool struct {
 	// changeCh is closed at the next change of health or head (follow.go).
 	changeMu sync.Mutex
 	changeCh chan struct{}
+	pokeCh   chan struct{} // closed at the next peer head above every member's (fleethead.go)
+	sharer   sharer        // told of head moves (fleethead.go)
 
 	canon      *canon      // the canonical chain by hash (canon.go)
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
@@ -215,10 +217,10 @@ func (p *Pool) BestHead() uint64 {
 func (p *Pool) target() uint64 {
 	best := p.BestHead()
 	hw := p.highWater.Load()
-	now := time.Now().UnixNano()
+	now := nowNano()
 	if best >= hw {
-		if best > hw {
-			p.highWater.CompareAndSwap(hw, best)
+		if best > hw && p.highWater.CompareAndSwap(hw, best) {
+			p.headMoved(best, false)
 		}
 		p.metAt.Store(now)
 		return best
@@ -229,6 +231,8 @@ func (p *Pool) target() uint64 {
 	}
 	return hw
 }
+
+func nowNano() int64 { return time.Now().UnixNano() }
 
 // Status reports every member's state.
 func (p *Pool) Status() []MemberStatus {

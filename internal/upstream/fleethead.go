@@ -1,0 +1,100 @@
+package upstream
+
+import (
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// One head for a fleet: replicas of nodegate in front of the same members
+// tell each other the head they gave clients (internal/fleethead, through
+// Redis), so that a client moving between replicas never gets a lower
+// head. The pool tells its HeadSharer when its head rose (the mark a
+// member must reach to serve the head, raised by heads and answers) or
+// its chain went back to a shorter fork, and never waits on it; a peer's
+// head raises the mark as a head seen and then lost does (LagMemory,
+// HeadWait): calls wait for a member to reach it, and the members are
+// polled at once rather than at their next HeadInterval.
+
+// HeadSharer is told of the pool's head moves; it must not block.
+type HeadSharer interface {
+	HeadMoved(number uint64, rewound bool)
+}
+
+// sharer holds the pool's HeadSharer (nil: none).
+type sharer struct{ s atomic.Pointer[HeadSharer] }
+
+// ShareHeads makes s the pool's HeadSharer.
+func (p *Pool) ShareHeads(s HeadSharer) { p.sharer.s.Store(&s) }
+
+// headMoved tells the sharer, when there is one, of a head move.
+func (p *Pool) headMoved(n uint64, rewound bool) {
+	if s := p.sharer.s.Load(); s != nil {
+		(*s).HeadMoved(n, rewound)
+	}
+}
+
+// shareRaise, when the pool shares heads, raises the mark to a head an
+// answer proved, before the answer goes on, so that the fleet learns of
+// a head as it is given, not at the pool's next call.
+func (p *Pool) shareRaise() {
+	if p.sharer.s.Load() != nil {
+		p.target()
+	}
+}
+
+// PeerHead is a head another replica gave a client: its number and hash;
+// rewound, its chain went back to that block (a reorg to a shorter
+// fork). A higher head raises the pool's mark (a head the pool's
+// canonical chain already holds is at or below it; the hash is for the
+// routing by hash to come); a rewind lowers a mark above it to the best
+// head of the pool's members.
+func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
+	if rewound {
+		for {
+			hw := p.highWater.Load()
+			if hw <= number {
+				return
+			}
+			to := max(number, p.BestHead())
+			if to >= hw || p.highWater.CompareAndSwap(hw, to) {
+				p.signal()
+				return
+			}
+		}
+	}
+	for {
+		hw := p.highWater.Load()
+		if number <= hw {
+			return
+		}
+		if p.highWater.CompareAndSwap(hw, number) {
+			p.metAt.Store(nowNano())
+			if p.BestHead() < number {
+				p.poke()
+			}
+			p.signal()
+			return
+		}
+	}
+}
+
+// poked is closed at the next poke: the head trackers poll at once.
+func (p *Pool) poked() <-chan struct{} {
+	p.changeMu.Lock()
+	defer p.changeMu.Unlock()
+	if p.pokeCh == nil {
+		p.pokeCh = make(chan struct{})
+	}
+	return p.pokeCh
+}
+
+// poke wakes the head trackers (a peer's head is above every member's).
+func (p *Pool) poke() {
+	p.changeMu.Lock()
+	if p.pokeCh != nil {
+		close(p.pokeCh)
+		p.pokeCh = nil
+	}
+	p.changeMu.Unlock()
+}

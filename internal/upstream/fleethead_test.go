@@ -1,0 +1,77 @@
+package upstream_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/nodegate/nodegate/internal/testenv"
+)
+
+// moves records the head moves a pool shares.
+type moves struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (m *moves) HeadMoved(n uint64, rewound bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	kind := "rose"
+	if rewound {
+		kind = "rewound"
+	}
+	m.list = append(m.list, kind+" "+string(rune('0'+n%10)))
+}
+
+func (m *moves) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.list)
+}
+
+// TestPoolSharesHeads: a pool tells its sharer of each head rise once
+// (not per call), with no allocation on the read path; a peer's higher
+// head raises the pool's head until a member reaches it, and a peer's
+// rewind lowers it again.
+func TestPoolSharesHeads(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	p := startForkPool(t, a)
+	var m moves
+	p.ShareHeads(&m)
+	p.Head() // the first head given: 10
+	a.set(forkBlock{11, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "the pool at 11", func() bool { return p.Head() == 11 })
+	for range 1000 {
+		p.Head()
+	}
+	if got := m.count(); got != 2 {
+		t.Errorf("%d head moves shared for the first head and one rise (%v), want 2", got, m.list)
+	}
+	if allocs := testing.AllocsPerRun(1000, func() { p.Head() }); allocs != 0 {
+		t.Errorf("the pool's head with a sharer: %v allocations a call, want 0", allocs)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		number  uint64
+		rewound bool
+		want    uint64
+	}{
+		{"a lower head changes nothing", 5, false, 11},
+		{"a higher head raises the pool's", 14, false, 14},
+		{"a rewind below the mark lowers it to the members' best", 9, true, 11},
+		{"a rewind above the mark changes nothing", 12, true, 11},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p.PeerHead(tc.number, common.Hash{1}, tc.rewound)
+			if got := p.Head(); got != tc.want {
+				t.Errorf("head %d, want %d", got, tc.want)
+			}
+		})
+	}
+	p.PeerHead(12, common.Hash{1}, false)
+	a.set(forkBlock{12, 0, 0})
+	answeredBy(t, p) // waits for a to reach the fleet's head, polled at once
+}

@@ -24,6 +24,8 @@ type forkNode struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	head forkBlock
+	// rcpt, when set, is the block the node's receipts are in (else its head).
+	rcpt *forkBlock
 }
 
 // forkBlock is block n of fork f, its parent block n-1 of fork pf.
@@ -42,6 +44,13 @@ func newForkNode(t *testing.T, name string, head forkBlock) *forkNode {
 	return f
 }
 
+// receiptsIn makes the node's receipts name block b.
+func (f *forkNode) receiptsIn(b forkBlock) {
+	f.mu.Lock()
+	f.rcpt = &b
+	f.mu.Unlock()
+}
+
 func (f *forkNode) set(b forkBlock) {
 	f.mu.Lock()
 	f.head = b
@@ -56,9 +65,15 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &req)
 	f.mu.Lock()
-	b := f.head
+	b, in := f.head, f.head
+	if f.rcpt != nil {
+		in = *f.rcpt
+	}
 	f.mu.Unlock()
 	switch req.Method {
+	case "eth_getTransactionReceipt":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"blockNumber":"0x%x","blockHash":"%s","from":%q}}`,
+			req.ID, in.n, hashOf(in.n, in.f), f.name)
 	case "eth_getBlockByNumber":
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"number":"0x%x","hash":"%s","parentHash":"%s"}}`,
 			req.ID, b.n, hashOf(b.n, b.f), hashOf(b.n-1, b.pf))

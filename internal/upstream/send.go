@@ -108,7 +108,18 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
-			p.learn(m, k, c.Params, resp)
+			if n, off := p.offCanonical(k, c.Params, resp); off {
+				// answerblock.go: m is on another branch (until its next head
+				// says otherwise); a member on the canonical one is asked.
+				m.offBranch.Store(true)
+				if c.Idempotent && p.ahead(r.tried, n-1) {
+					lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+					r.above = max(n, 1)
+					continue
+				}
+			} else {
+				p.learn(m, k, c.Params, resp)
+			}
 			if r.future {
 				return raw, resp, m.Name(), nil
 			}

@@ -138,6 +138,10 @@ type Pool struct {
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
+	// OnReorg, when set, is told the heights whose blocks left the
+	// canonical chain (canon.go), from and to inclusive: called on the
+	// goroutine that saw the report, outside every lock of the pool.
+	OnReorg func(from, to uint64)
 	// Observer, when set, sees every attempt of Send (observe.go).
 	Observer Observer
 }

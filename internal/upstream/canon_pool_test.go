@@ -26,6 +26,8 @@ type forkNode struct {
 	head forkBlock
 	// rcpt, when set, is the block the node's receipts are in (else its head).
 	rcpt *forkBlock
+	// fin, when set, is the node's finalized block (else its head).
+	fin *forkBlock
 }
 
 // forkBlock is block n of fork f, its parent block n-1 of fork pf.
@@ -51,6 +53,13 @@ func (f *forkNode) receiptsIn(b forkBlock) {
 	f.mu.Unlock()
 }
 
+// finalizedAt makes the node's finalized block b.
+func (f *forkNode) finalizedAt(b forkBlock) {
+	f.mu.Lock()
+	f.fin = &b
+	f.mu.Unlock()
+}
+
 func (f *forkNode) set(b forkBlock) {
 	f.mu.Lock()
 	f.head = b
@@ -60,14 +69,18 @@ func (f *forkNode) set(b forkBlock) {
 func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params []json.RawMessage `json:"params"`
 	}
 	_ = json.Unmarshal(body, &req)
 	f.mu.Lock()
 	b, in := f.head, f.head
 	if f.rcpt != nil {
 		in = *f.rcpt
+	}
+	if f.fin != nil && len(req.Params) > 0 && string(req.Params[0]) == `"finalized"` {
+		b = *f.fin
 	}
 	f.mu.Unlock()
 	switch req.Method {

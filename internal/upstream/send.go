@@ -120,6 +120,12 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 			} else {
 				p.learn(m, k, c.Params, resp)
 			}
+			if n, ok, behind := p.tagBehind(k, r.ref, resp); behind && c.Idempotent && p.ahead(r.tried, 0) {
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+				continue // finality.go: safe/finalized behind what was given
+			} else if ok {
+				p.gaveTag(r.ref.tag, n)
+			}
 			if r.future {
 				return raw, resp, m.Name(), nil
 			}

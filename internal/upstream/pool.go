@@ -133,9 +133,9 @@ type Pool struct {
 	changeMu sync.Mutex
 	changeCh chan struct{}
 
-	canon      *canon      // the canonical chain by hash (canon.go)
+	canon *canon // the canonical chain by hash (canon.go)
 	// tagMarks: per finality tag, the highest block given for it (finality.go).
-	tagMarks [tagCount]atomic.Uint64
+	tagMarks   [tagCount]atomic.Uint64
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	// OnChange, when set, is told when a member goes out or comes back.

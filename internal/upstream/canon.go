@@ -47,6 +47,9 @@ type canon struct {
 	has   bool
 	by    int         // the head member's index (-1: none)
 	seen  []headBlock // each member's last reported head (zero: none)
+	// confirmed: another member than the head member reported a block of
+	// the chain (forkahead.go).
+	confirmed bool
 }
 
 func newCanon(members int) *canon {
@@ -175,6 +178,20 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	m.reports.Add(1)
 	b.asked = 0
 	i := p.index(m)
+	if s, refs := p.forkSuspect(i, b); s >= 0 {
+		// forkahead.go: asked outside the lock.
+		if why := p.checkFork(p.members[s], refs); why != nil {
+			p.forkOut(p.members[s], why)
+			if s == i {
+				return // not followed
+			}
+		} else {
+			p.canon.mu.Lock()
+			p.canon.confirmed = true
+			p.canon.mu.Unlock()
+		}
+	}
+	m.forkAhead.Store(false)
 	c := p.canon
 	c.mu.Lock()
 	was := c.head

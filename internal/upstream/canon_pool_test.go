@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -28,6 +29,9 @@ type forkNode struct {
 	rcpt *forkBlock
 	// fin, when set, is the node's finalized block (else its head).
 	fin *forkBlock
+	// own is the fork of the node's blocks below its head's parent (0:
+	// the original chain; else a chain of its own).
+	own byte
 }
 
 // forkBlock is block n of fork f, its parent block n-1 of fork pf.
@@ -81,6 +85,15 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.fin != nil && len(req.Params) > 0 && string(req.Params[0]) == `"finalized"` {
 		b = *f.fin
+	}
+	var n hexutil.Uint64
+	if len(req.Params) > 0 && json.Unmarshal(req.Params[0], &n) == nil && uint64(n) < b.n {
+		// A block below the head: the head's parent is of its parent's
+		// fork, blocks below it of fork own.
+		b = forkBlock{n: uint64(n), f: f.own}
+		if uint64(n) == f.head.n-1 {
+			b.f = f.head.pf
+		}
 	}
 	f.mu.Unlock()
 	switch req.Method {

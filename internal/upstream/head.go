@@ -94,6 +94,9 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		m.checked.Store(true)
 	}
 	p.reportBlock(m, b)
+	if m.forkAhead.Load() {
+		return // forkahead.go: out until a head of its own agrees
+	}
 	if p.cfg.TrackFinalized && m.chain.Load() == nil {
 		if c, err := p.chainOf(pctx, m); err == nil {
 			m.chain.Store(&c)

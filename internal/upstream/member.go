@@ -36,6 +36,9 @@ type Member struct {
 	// finalityOff: its finalized block is not on the canonical chain
 	// (finality.go); it is kept out of service until it is.
 	finalityOff atomic.Bool
+	// forkAhead: the member is on a fork of its own (forkahead.go); it
+	// is kept out of service until a head of its own agrees.
+	forkAhead atomic.Bool
 	// chain is the chain the member serves ("<chain id>/<genesis hash>",
 	// chain.go), nil until learned; forgotten when the member goes out of
 	// service, learned again when it comes back.

@@ -11,12 +11,16 @@
 // mined block — the rule of what proves one is proof.go), the canonical
 // chain by hash — a hash-linked window of recent blocks built from heads
 // polled as blocks (PoolConfig.HeadBlockMethod) and pushed with their
-// hashes, which judges members on another branch (canon.go, headblock.go)
-// —, the answer to a
+// hashes, which judges members on another branch (canon.go, headblock.go),
+// the answers that name a block off it (answerblock.go), members on a fork
+// of their own ahead of the others (forkahead.go), and what is final for
+// the cache as the member that answered has it (final.go) —, `safe` and
+// `finalized` answers that never go back and members whose finalized
+// block is off the chain (finality.go), the answer to a
 // block far beyond every head (future.go), the chain its members serve —
 // chain id and genesis hash, learned with the finalized numbers (chain.go)
 // — the check that each member is on the pool's chain, by the family's
-// chain-id method (chaincheck.go), the head block's gas limit
+// chain-id method and its genesis block (chaincheck.go), the head block's gas limit
 // (gaslimit.go), the choice of a member (choose.go), the one way in, Send,
 // and its one retry loop (send.go; upstream batches, batch.go), reading
 // what a method says about blocks from the rule the call carries — the

@@ -52,3 +52,36 @@ func TestPoolFinalIsTheAnsweringMembers(t *testing.T) {
 		t.Errorf("block 9 by b, on another branch: final")
 	}
 }
+
+// TestPoolToldOfHeightsLeavingTheChain: a reorg to a shorter fork tells
+// OnReorg (the cache's DropFrom) the heights that left the chain, from
+// the fork's head to the old head.
+func TestPoolToldOfHeightsLeavingTheChain(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{9, 0, 0})
+	h, err := transport.NewHTTP(a.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := upstream.NewPool("test", upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour}, upstream.MemberConfig{Upstream: h})
+	left := make(chan [2]uint64, 16)
+	p.OnReorg = func(from, to uint64) { left <- [2]uint64{from, to} }
+	p.Start(t.Context())
+	t.Cleanup(p.Close)
+	a.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "a at 10", func() bool { return p.Head() == 10 })
+	a.set(forkBlock{9, 1, 0})
+	testenv.WaitFor(t, 10*time.Second, "the chain to follow a to 9", func() bool { return p.Head() == 9 })
+	var got [2]uint64
+	testenv.WaitFor(t, 10*time.Second, "OnReorg told of the reorg", func() bool {
+		select {
+		case got = <-left:
+			return true
+		default:
+			return false
+		}
+	})
+	if got != [2]uint64{9, 10} {
+		t.Errorf("told heights %d..%d left, want 9..10", got[0], got[1])
+	}
+}

@@ -64,7 +64,7 @@ func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 		if j == i {
 			s = b
 		}
-		if j == suspect || s.Hash == (headBlock{}).Hash || !p.members[j].InService() || suspect == i && !c.onBranch(s) {
+		if j == suspect || s.Hash == (headBlock{}).Hash || !p.members[j].InService() || suspect == i && !c.onBranch(s) || heldBy(refs, s) {
 			continue
 		}
 		refs = append(refs, memberHead{j, s})
@@ -73,6 +73,16 @@ func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 		return -1, nil // no other member to disagree with
 	}
 	return suspect, refs
+}
+
+// heldBy reports whether a head in refs is b (one question per block).
+func heldBy(refs []memberHead, b headBlock) bool {
+	for _, r := range refs {
+		if r.b.Hash == b.Hash {
+			return true
+		}
+	}
+	return false
 }
 
 // memberHead is member j's head.

@@ -115,3 +115,20 @@ func TestEntryHeader(t *testing.T) {
 		t.Fatal("a value without the header is read as an entry")
 	}
 }
+
+// FuzzDecodeEntry: any stored value decodes without a panic, and a value
+// that decodes is the header of its block followed by its answer.
+func FuzzDecodeEntry(f *testing.F) {
+	f.Add(encodeEntry(Block{Number: 9, Hash: hashAt(9, 1)}, []byte(`{"a":1}`)))
+	f.Add([]byte(`{"number":"0x1"}`))
+	f.Add([]byte{entryMark})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		b, answer, ok := decodeEntry(v)
+		if !ok {
+			return
+		}
+		if again := encodeEntry(b, answer); string(again) != string(v) {
+			t.Errorf("%x decodes to %v %q, which encodes to %x", v, b, answer, again)
+		}
+	})
+}

@@ -25,7 +25,9 @@ func Avoid(m *Member) Option { return Option{avoid: m} }
 // the pool's head), waiting a bounded time for one; node faults
 // (transport errors, 5xx/429, "header not found") are retried on another
 // member when the call is idempotent, and a lagging member's answer (a
-// null, "beyond current head") once on a member ahead of it; a write is
+// null, "beyond current head") once on a member ahead of it, as is an
+// answer naming a block off the canonical chain (answerblock.go) or a
+// safe/finalized block below the one already given (finality.go); a write is
 // retried only when its bytes never left (connection refused), and a
 // signed transaction goes to every member (broadcast.go). A call without a
 // rule is answered at the head and its answer taken as it is.

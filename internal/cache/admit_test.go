@@ -102,12 +102,12 @@ func TestCacheAdmission(t *testing.T) {
 	if !c.Admit(key) {
 		t.Fatal("a fresh cache does not keep the first answer fetched")
 	}
-	c.Set(t.Context(), key, []byte(`{"number":"0x1"}`))
-	if v, ok := c.Get(t.Context(), key); !ok || string(v) != `{"number":"0x1"}` {
+	c.Set(t.Context(), key, Block{Number: 1}, []byte(`{"number":"0x1"}`))
+	if v, ok := c.Get(t.Context(), key, nil); !ok || string(v) != `{"number":"0x1"}` {
 		t.Fatalf("kept answer: %q, %v", v, ok)
 	}
 	for i := range admissionWindow {
-		c.Get(t.Context(), Key(nil, "1/0x01", "eth_getBlockByHash", fmt.Appendf(nil, `["0x%x",false]`, i+2)))
+		c.Get(t.Context(), Key(nil, "1/0x01", "eth_getBlockByHash", fmt.Appendf(nil, `["0x%x",false]`, i+2)), nil)
 	}
 	other := Key(nil, "1/0x01", "eth_getBlockByHash", []byte(`["0x02",false]`))
 	for i, want := range []bool{false, true} {

@@ -1,12 +1,12 @@
 package cache
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -95,22 +95,29 @@ func New(opts Options) (*Cache, error) {
 // Caches reports whether the cache keeps method's answers.
 func (c *Cache) Caches(method string) bool { return c != nil && c.methods[method] }
 
-// Get returns the answer kept under key.
-func (c *Cache) Get(ctx context.Context, key []byte) ([]byte, bool) {
+// Get returns the answer kept under key, unless the block it is about is
+// not canonical (chain holds its height with another hash: the entry is
+// dropped, in memory and Redis). chain may be nil: nothing is judged.
+func (c *Cache) Get(ctx context.Context, key []byte, chain Canon) ([]byte, bool) {
 	if v, ok := c.mem.GetIfPresent(lookupKey(key)); ok {
-		c.admit.lookedUp(true)
-		c.hit()
-		return v, true
-	}
-	if c.opts.Redis != nil {
+		if b, answer, ok := decodeEntry(v); ok && canonical(chain, b) {
+			c.admit.lookedUp(true)
+			c.hit()
+			return answer, true
+		}
+		c.drop(ctx, string(key))
+	} else if c.opts.Redis != nil {
 		rctx, cancel := context.WithTimeout(ctx, c.opts.RedisTimeout)
 		v, err := c.opts.Redis.Get(rctx, c.opts.RedisPrefix+string(key)).Bytes()
 		cancel()
-		if err == nil && len(v) > 0 {
-			c.mem.Set(string(key), v)
-			c.admit.lookedUp(true)
-			c.hit()
-			return v, true
+		if b, answer, ok := decodeEntry(v); err == nil && ok {
+			if canonical(chain, b) {
+				c.mem.Set(string(key), v)
+				c.admit.lookedUp(true)
+				c.hit()
+				return answer, true
+			}
+			c.drop(ctx, string(key))
 		}
 		if err != nil && !errors.Is(err, redis.Nil) {
 			slog.Debug("cache: redis read failed", "err", err)
@@ -121,6 +128,18 @@ func (c *Cache) Get(ctx context.Context, key []byte) ([]byte, bool) {
 		c.opts.Stats.Miss()
 	}
 	return nil, false
+}
+
+// drop removes the entry under key, in memory and Redis.
+func (c *Cache) drop(ctx context.Context, key string) {
+	c.mem.Invalidate(key)
+	if c.opts.Redis != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.RedisTimeout)
+		if err := c.opts.Redis.Del(rctx, c.opts.RedisPrefix+key).Err(); err != nil {
+			slog.Debug("cache: redis delete failed", "err", err)
+		}
+		cancel()
+	}
 }
 
 func (c *Cache) hit() {
@@ -134,20 +153,77 @@ func (c *Cache) hit() {
 // time the key is fetched while it is remembered (admit.go).
 func (c *Cache) Admit(key []byte) bool { return c.admit.admit(key) }
 
-// Set keeps a copy of answer under key.
-func (c *Cache) Set(ctx context.Context, key, answer []byte) {
+// Set keeps a copy of answer, about block b, under key. In Redis the key
+// is also listed under b's number (blockSet), for DropFrom.
+func (c *Cache) Set(ctx context.Context, key []byte, b Block, answer []byte) {
 	k := string(key)
-	answer = bytes.Clone(answer)
-	c.mem.Set(k, answer)
+	v := encodeEntry(b, answer)
+	c.mem.Set(k, v)
 	if c.opts.Stats != nil {
 		c.opts.Stats.Bytes(c.mem.WeightedSize())
 	}
 	if c.opts.Redis != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.RedisTimeout)
-		if err := c.opts.Redis.Set(rctx, c.opts.RedisPrefix+k, answer, c.opts.RedisTTL).Err(); err != nil {
+		set := c.blockSet(b.Number)
+		_, err := c.opts.Redis.Pipelined(rctx, func(p redis.Pipeliner) error {
+			p.Set(rctx, c.opts.RedisPrefix+k, v, c.opts.RedisTTL)
+			p.SAdd(rctx, set, c.opts.RedisPrefix+k)
+			p.Expire(rctx, set, c.opts.RedisTTL)
+			return nil
+		})
+		if err != nil {
 			slog.Debug("cache: redis write failed", "err", err)
 		}
 		cancel()
+	}
+}
+
+// blockSet is the Redis set listing the keys of entries about block n.
+func (c *Cache) blockSet(n uint64) string {
+	return c.opts.RedisPrefix + "\x00block\x00" + strconv.FormatUint(n, 10)
+}
+
+// MaxDrop bounds how many heights one DropFrom clears in Redis (the
+// canonical chain's window: no reorg the pool follows by hash is deeper).
+const MaxDrop = 128
+
+// DropFrom drops every entry about a block from from to to (a reorg left
+// those heights): in memory by reading each entry's block, in Redis by the
+// sets of keys per block number (at most MaxDrop heights from from).
+func (c *Cache) DropFrom(ctx context.Context, from, to uint64) {
+	for k, v := range c.mem.All() {
+		if b, _, ok := decodeEntry(v); !ok || b.Number >= from && b.Number <= to {
+			c.mem.Invalidate(k)
+		}
+	}
+	if c.opts.Redis == nil || to < from {
+		return
+	}
+	to = min(to, from+MaxDrop-1)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.RedisTimeout*2)
+	defer cancel()
+	var sets []string
+	for n := from; n <= to; n++ {
+		sets = append(sets, c.blockSet(n))
+	}
+	cmds, err := c.opts.Redis.Pipelined(rctx, func(p redis.Pipeliner) error {
+		for _, s := range sets {
+			p.SMembers(rctx, s)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		slog.Warn("cache: entries of blocks a reorg left could not be listed in redis", "from", from, "to", to, "err", err)
+		return
+	}
+	keys := sets
+	for _, cmd := range cmds {
+		if sm, ok := cmd.(*redis.StringSliceCmd); ok {
+			keys = append(keys, sm.Val()...)
+		}
+	}
+	if err := c.opts.Redis.Del(rctx, keys...).Err(); err != nil {
+		slog.Warn("cache: entries of blocks a reorg left could not be dropped from redis", "from", from, "to", to, "err", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -75,6 +76,60 @@ func After(r *methods.Rule, resp *jsonrpc.Response, finalized uint64) bool {
 	return found && n <= finalized
 }
 
+// BlockOf is the block an answer to a call of rule r with params is
+// about, for its entry: the block the call names by number (an
+// eth_getLogs filter: its toBlock), else the block its answer names (its
+// Proves field); the hash is the answer's beside it ("hash" beside
+// "number", "blockHash" beside "blockNumber"), zero when it has none.
+func BlockOf(r *methods.Rule, params []byte, resp *jsonrpc.Response) (Block, bool) {
+	if r == nil || resp == nil {
+		return Block{}, false
+	}
+	var b Block
+	named := false
+	if i, ok := r.Block.Param(); ok {
+		b.Number, named = blockParam(params, i)
+		if !named {
+			return Block{}, false
+		}
+	} else if r.Block == methods.BlockLogFilter {
+		n, ok := logsTo(params)
+		return Block{Number: n}, ok
+	}
+	if r.Proves == "" || r.Proves == methods.ProvesHead {
+		return b, named
+	}
+	hashField := "hash"
+	if r.Proves == "blockNumber" {
+		hashField = "blockHash"
+	}
+	var gotN, gotH bool
+	var n uint64
+	_ = jsonrpc.Fields(resp.Result, func(key, value []byte) bool {
+		switch string(key) {
+		case r.Proves:
+			n, gotN = quantity(value)
+		case hashField:
+			var h common.Hash
+			if err := h.UnmarshalJSON(value); err == nil {
+				b.Hash, gotH = h, true
+			}
+		}
+		return !(gotN && gotH)
+	})
+	switch {
+	case named:
+		if gotN && n != b.Number {
+			return Block{}, false // the answer is about another block than the one named
+		}
+		return b, true
+	case gotN:
+		b.Number = n
+		return b, true
+	}
+	return Block{}, false
+}
+
 // blockParam reads the block number at position i: only a hex number
 // counts (a tag, a hash or an object does not).
 func blockParam(params []byte, i int) (uint64, bool) {
@@ -89,9 +144,16 @@ func blockParam(params []byte, i int) (uint64, bool) {
 // the same final number, the exact spellings must be there, and no key may
 // fold to blockHash: {"toBlock":"0x180","TOBLOCK":"latest"} is not final.
 func logsFinal(params []byte, finalized uint64) bool {
+	to, ok := logsTo(params)
+	return ok && to <= finalized
+}
+
+// logsTo is the toBlock of a filter whose range every node reads alike
+// (see logsFinal).
+func logsTo(params []byte) (uint64, bool) {
 	filter := jsonrpc.Element(params, 0)
 	if filter == nil {
-		return false
+		return 0, false
 	}
 	var from, to bound
 	ok := true
@@ -115,7 +177,7 @@ func logsFinal(params []byte, finalized uint64) bool {
 		}
 		return ok
 	})
-	return err == nil && ok && from.exact && to.exact && from.n <= to.n && to.n <= finalized
+	return to.n, err == nil && ok && from.exact && to.exact && from.n <= to.n
 }
 
 // bound is what the keys naming one end of a filter's range said.

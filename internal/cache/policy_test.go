@@ -2,8 +2,10 @@ package cache
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/eth/filters"
 
@@ -157,6 +159,32 @@ func TestQuantity(t *testing.T) {
 			got, ok := quantity([]byte(tc.raw))
 			if got != tc.want || ok != tc.ok {
 				t.Fatalf("quantity(%s) = %d, %v; want %d, %v", tc.raw, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestBlockOf(t *testing.T) {
+	table := methods.NewTable(methods.FamilyEVM)
+	h := "0x" + strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name, method, params, result string
+		want                         Block
+		ok                           bool
+	}{
+		{"a block by number", "eth_getBlockByNumber", `["0x20",false]`, `{"number":"0x20","hash":"` + h + `"}`, Block{0x20, common.HexToHash(h)}, true},
+		{"a block by number, another in the answer", "eth_getBlockByNumber", `["0x20",false]`, `{"number":"0x21","hash":"` + h + `"}`, Block{}, false},
+		{"a call at a number", "eth_call", `[{},"0x20"]`, `"0x00"`, Block{Number: 0x20}, true},
+		{"a call at a tag", "eth_call", `[{},"latest"]`, `"0x00"`, Block{}, false},
+		{"a receipt", "eth_getTransactionReceipt", `["0x01"]`, `{"blockNumber":"0x9","blockHash":"` + h + `"}`, Block{9, common.HexToHash(h)}, true},
+		{"a receipt without its block", "eth_getTransactionReceipt", `["0x01"]`, `{"status":"0x1"}`, Block{}, false},
+		{"logs", "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x9"}]`, `[]`, Block{Number: 9}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := table.Lookup(tc.method)
+			got, ok := BlockOf(r, []byte(tc.params), &jsonrpc.Response{Result: []byte(tc.result)})
+			if ok != tc.ok || ok && got != tc.want {
+				t.Errorf("BlockOf = %v %v, want %v %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}

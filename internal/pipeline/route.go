@@ -61,14 +61,21 @@ func (r *Route) serve(ctx context.Context, c *Call) *jsonrpc.Response {
 	}
 	var kb [256]byte
 	key := cache.Key(kb[:0], chain, c.Req.Method, c.Req.Params)
-	if v, ok := r.Cache.Get(ctx, key); ok {
+	pool := n.pool()
+	if v, ok := r.Cache.Get(ctx, key, pool); ok {
 		return &jsonrpc.Response{Result: v}
 	}
 	resp := r.forward(ctx, c)
 	// Admit first: it is cheaper than reading the answer, and most keys
 	// are fetched once.
 	if c.ForwardedTo() == "" && r.Cache.Admit(key) && cache.After(c.Rule, resp, finalized) {
-		r.Cache.Set(ctx, key, resp.Result)
+		// Final only as the member that answered has it: final there, and
+		// its block the canonical one (upstream.Pool.Final).
+		if b, ok := cache.BlockOf(c.Rule, c.Req.Params, resp); ok {
+			if h, final := pool.Final(c.Member(), b.Number, b.Hash); final {
+				r.Cache.Set(ctx, key, cache.Block{Number: b.Number, Hash: h}, resp.Result)
+			}
+		}
 	}
 	return resp
 }

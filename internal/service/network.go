@@ -77,6 +77,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 			return nil, fmt.Errorf("network %s: %w", nc.Name, err)
 		}
 		n.Route.Cache = c
+		pool.OnReorg = func(from, to uint64) { c.DropFrom(context.Background(), from, to) }
 	}
 	numeric := fam.NumericChainID
 	if numeric && s.Node != nil && n.ChainID == 0 {

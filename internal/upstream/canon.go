@@ -47,6 +47,9 @@ type canon struct {
 	has   bool
 	by    int         // the head member's index (-1: none)
 	seen  []headBlock // each member's last reported head (zero: none)
+	// confirmed: another member than the head member reported a block of
+	// the chain (forkahead.go).
+	confirmed bool
 }
 
 func newCanon(members int) *canon {
@@ -175,8 +178,23 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	m.reports.Add(1)
 	b.asked = 0
 	i := p.index(m)
+	if s, refs := p.forkSuspect(i, b); s >= 0 {
+		// forkahead.go: asked outside the lock.
+		if why := p.checkFork(p.members[s], refs); why != nil {
+			p.forkOut(p.members[s], why)
+			if s == i {
+				return // not followed
+			}
+		} else {
+			p.canon.mu.Lock()
+			p.canon.confirmed = true
+			p.canon.mu.Unlock()
+		}
+	}
+	m.forkAhead.Store(false)
 	c := p.canon
 	c.mu.Lock()
+	was := c.head
 	move := c.observe(i, b, func(j int) bool { return p.members[j].InService() })
 	for j, s := range c.seen {
 		x := p.members[j]
@@ -189,12 +207,29 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 			x.head.Store(s.Number)
 		}
 	}
-	head := c.head.Number
+	head := c.head
 	c.mu.Unlock()
 	if move == canonRewound {
-		p.highWater.Store(head)
+		p.highWater.Store(head.Number)
 		p.signal()
-		p.headMoved(head, true)
+		p.headMoved(head.Number, true)
+	}
+	if from, to, left := leftChain(move, was, head); left && p.OnReorg != nil {
+		p.OnReorg(from, to)
 	}
 	p.report(m, b.Number)
+}
+
+// leftChain is the heights whose blocks left the canonical chain when a
+// report moved it from head was to head now: after a rewind, from the new
+// head's height to the old head's; after a head on another parent than
+// the old head (a longer fork), the old head's height.
+func leftChain(move canonMove, was, now headBlock) (from, to uint64, left bool) {
+	switch {
+	case move == canonRewound:
+		return now.Number, max(was.Number, now.Number), true
+	case move == canonExtended && was.Hash != (common.Hash{}) && now.Number == was.Number+1 && now.Parent != was.Hash:
+		return was.Number, was.Number, true
+	}
+	return 0, 0, false
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/internal/upstream/transport"
@@ -24,6 +25,13 @@ type forkNode struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	head forkBlock
+	// rcpt, when set, is the block the node's receipts are in (else its head).
+	rcpt *forkBlock
+	// fin, when set, is the node's finalized block (else its head).
+	fin *forkBlock
+	// own is the fork of the node's blocks below its head's parent (0:
+	// the original chain; else a chain of its own).
+	own byte
 }
 
 // forkBlock is block n of fork f, its parent block n-1 of fork pf.
@@ -42,6 +50,20 @@ func newForkNode(t *testing.T, name string, head forkBlock) *forkNode {
 	return f
 }
 
+// receiptsIn makes the node's receipts name block b.
+func (f *forkNode) receiptsIn(b forkBlock) {
+	f.mu.Lock()
+	f.rcpt = &b
+	f.mu.Unlock()
+}
+
+// finalizedAt makes the node's finalized block b.
+func (f *forkNode) finalizedAt(b forkBlock) {
+	f.mu.Lock()
+	f.fin = &b
+	f.mu.Unlock()
+}
+
 func (f *forkNode) set(b forkBlock) {
 	f.mu.Lock()
 	f.head = b
@@ -51,14 +73,33 @@ func (f *forkNode) set(b forkBlock) {
 func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params []json.RawMessage `json:"params"`
 	}
 	_ = json.Unmarshal(body, &req)
 	f.mu.Lock()
-	b := f.head
+	b, in := f.head, f.head
+	if f.rcpt != nil {
+		in = *f.rcpt
+	}
+	if f.fin != nil && len(req.Params) > 0 && string(req.Params[0]) == `"finalized"` {
+		b = *f.fin
+	}
+	var n hexutil.Uint64
+	if len(req.Params) > 0 && json.Unmarshal(req.Params[0], &n) == nil && uint64(n) < b.n {
+		// A block below the head: the head's parent is of its parent's
+		// fork, blocks below it of fork own.
+		b = forkBlock{n: uint64(n), f: f.own}
+		if uint64(n) == f.head.n-1 {
+			b.f = f.head.pf
+		}
+	}
 	f.mu.Unlock()
 	switch req.Method {
+	case "eth_getTransactionReceipt":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"blockNumber":"0x%x","blockHash":"%s","from":%q}}`,
+			req.ID, in.n, hashOf(in.n, in.f), f.name)
 	case "eth_getBlockByNumber":
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"number":"0x%x","hash":"%s","parentHash":"%s"}}`,
 			req.ID, b.n, hashOf(b.n, b.f), hashOf(b.n-1, b.pf))

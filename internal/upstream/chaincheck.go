@@ -10,70 +10,122 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // chainCheck keeps a pool's members on one chain: each member's chain id
 // (PoolConfig.ChainIDMethod, the family's) must equal PoolConfig.ChainID or,
 // when that is unset, its first member's (or, while the first member has
-// not answered, the first member that did). It is the pool's Check, run
-// at start and whenever a member comes back. A member that cannot answer
-// the chain-id method is let through (logged), not kept out.
+// not answered, the first member that did); on families whose blocks have
+// hashes (PoolConfig.HeadBlockMethod) its genesis block's hash must also
+// equal the first member's (a chain started anew, or another chain with
+// the same id). It is the pool's Check, run at start and whenever a member
+// comes back. A member that cannot answer the chain-id method (or the
+// genesis block) is let through (logged), not kept out.
 type chainCheck struct {
 	network string
 	method  string
 	request []byte                       // the chain-id call (requests.go)
+	genReq  []byte                       // the genesis block's call (requests.go)
 	numeric bool                         // the id is a quantity, compared as a decimal number
 	norm    func(string) (string, error) // the family's rule, when given
+	genesis bool                         // the genesis hash is checked too
 	first   *Member                      // the first configured member
 
-	mu   sync.Mutex
-	want string // normalized chain id; "" until known
-	from string // where want came from
+	mu  sync.Mutex
+	id  reference // the normalized chain id
+	gen reference // the genesis block's hash
 }
 
-func newChainCheck(pool string, cfg PoolConfig, request []byte, firstMember *Member) *chainCheck {
-	c := &chainCheck{network: pool, method: cfg.ChainIDMethod, request: request, numeric: cfg.NumericChainID, norm: cfg.NormalizeChainID, first: firstMember}
+// reference is a value members must have and where it came from ("" until known).
+type reference struct{ value, from string }
+
+func newChainCheck(pool string, cfg PoolConfig, req requests, firstMember *Member) *chainCheck {
+	c := &chainCheck{network: pool, method: cfg.ChainIDMethod, request: req.chainID, genReq: req.genesis,
+		numeric: cfg.NumericChainID, norm: cfg.NormalizeChainID, genesis: cfg.HeadBlockMethod != "", first: firstMember}
 	if cfg.ChainID != 0 && cfg.NumericChainID {
-		c.want, c.from = strconv.FormatUint(cfg.ChainID, 10), "chain_id"
+		c.id = reference{strconv.FormatUint(cfg.ChainID, 10), "chain_id"}
 	}
 	return c
 }
 
 // check is the pool's Check.
 func (c *chainCheck) check(ctx context.Context, m *Member) error {
-	got, err := c.idOf(ctx, m.Upstream)
+	u := m.Upstream
+	got, err := c.idOf(ctx, u)
 	if err != nil {
 		// A node that cannot say its chain id is not proven wrong: it
 		// serves, and is checked again when it next comes back.
 		slog.Warn("upstream chain id not known: not checked", "network", c.network, "upstream", m.Name(), "method", c.method, "err", err)
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.want == "" {
-		// The reference is the first member's chain id; when the first
-		// member cannot say, the first member that can.
-		c.want, c.from = got, m.Name()
-		if m != c.first {
-			if ref, err := c.idOf(ctx, c.first.Upstream); err == nil {
-				c.want, c.from = ref, c.first.Name()
-			} else {
-				slog.Warn("first upstream's chain id not known: checking against another member's", "network", c.network, "upstream", m.Name(), "chain_id", got, "err", err)
-			}
-		}
+	want := c.reference(ctx, m, got, c.idOf, &c.id)
+	if got != want.value {
+		return fmt.Errorf("on chain id %s, not the network's %s (from %s): kept out of service", got, want.value, want.from)
 	}
-	if got != c.want {
-		return fmt.Errorf("on chain id %s, not the network's %s (from %s): kept out of service", got, c.want, c.from)
+	if !c.genesis {
+		return nil
+	}
+	gen, err := c.genesisOf(ctx, u)
+	if err != nil {
+		slog.Warn("upstream genesis block not known: not checked", "network", c.network, "upstream", m.Name(), "err", err)
+		return nil
+	}
+	want = c.reference(ctx, m, gen, c.genesisOf, &c.gen)
+	if gen != want.value {
+		return fmt.Errorf("on chain id %s with genesis block %s, not the network's %s (from %s): kept out of service", got, gen, want.value, want.from)
 	}
 	return nil
+}
+
+// reference is the value a member's (got, from m) must equal: the one
+// known in *r (read under the lock), else the first member's, asked with
+// ask outside the lock (m's own when m is the first member, or when the
+// first cannot say), then kept in *r unless another check kept one
+// meanwhile.
+func (c *chainCheck) reference(ctx context.Context, m *Member, got string, ask func(context.Context, Upstream) (string, error), r *reference) reference {
+	c.mu.Lock()
+	known := *r
+	c.mu.Unlock()
+	if known.value != "" {
+		return known
+	}
+	ref := reference{got, m.Name()}
+	if m != c.first {
+		if v, err := ask(ctx, c.first.Upstream); err == nil {
+			ref = reference{v, c.first.Name()}
+		} else {
+			slog.Warn("first upstream's chain not known: checking against another member's", "network", c.network, "upstream", m.Name(), "value", got, "err", err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.value == "" {
+		*r = ref
+	}
+	return *r
+}
+
+// genesisOf asks u for its genesis block's hash.
+func (c *chainCheck) genesisOf(ctx context.Context, u Upstream) (string, error) {
+	var genesis struct {
+		Hash *common.Hash `json:"hash"`
+	}
+	if err := askBlock(ctx, u.Do, c.genReq, "genesis block", &genesis); err != nil {
+		return "", err
+	}
+	if genesis.Hash == nil {
+		return "", errors.New("genesis block: no hash")
+	}
+	return genesis.Hash.Hex(), nil
 }
 
 // chainID is the chain id as a number (NumericChainID), 0 when unknown.
 func (c *chainCheck) chainID() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, _ := strconv.ParseUint(c.want, 10, 64)
+	n, _ := strconv.ParseUint(c.id.value, 10, 64)
 	return n
 }
 

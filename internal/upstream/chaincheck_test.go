@@ -60,3 +60,53 @@ func TestPoolChecksChainID(t *testing.T) {
 		})
 	}
 }
+
+// genesisMember is a member on chain id 1 whose genesis block has hash
+// genesis, at head 0x10.
+func genesisMember(name, genesis string) upstream.MemberConfig {
+	return upstream.MemberConfig{Upstream: upstream.Func{ID: name, Fn: func(_ context.Context, body []byte) ([]byte, error) {
+		result := `"0x10"`
+		switch {
+		case strings.Contains(string(body), `"eth_chainId"`):
+			result = `"0x1"`
+		case strings.Contains(string(body), `"0x0"`):
+			result = `{"number":"0x0","hash":"` + genesis + `"}`
+		}
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":` + result + `}`), nil
+	}}}
+}
+
+// TestPoolChecksGenesis: on a family whose blocks have hashes, a member
+// with the network's chain id but another genesis block is kept out of
+// service, its reason naming both genesis hashes.
+func TestPoolChecksGenesis(t *testing.T) {
+	g1, g2 := "0x"+strings.Repeat("11", 32), "0x"+strings.Repeat("22", 32)
+	for _, tc := range []struct {
+		name        string
+		other       string
+		otherServes bool
+	}{
+		{"same genesis", g1, true},
+		{"another genesis", g2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := upstream.PoolConfig{ChainIDMethod: "eth_chainId", NumericChainID: true, HeadBlockMethod: "eth_getBlockByNumber",
+				HeadInterval: 20 * time.Millisecond, ProbeInterval: 20 * time.Millisecond}
+			p := startPool(t, cfg, genesisMember("first", g1), genesisMember("other", tc.other))
+			testenv.WaitFor(t, 10*time.Second, "both members checked", func() bool {
+				st := p.Status()
+				return (st[0].Head == 0x10 || st[0].LastError != "") && (st[1].Head == 0x10 || st[1].LastError != "")
+			})
+			st := p.Status()
+			if st[1].Healthy != tc.otherServes {
+				t.Fatalf("other member healthy %v (%s), want %v", st[1].Healthy, st[1].LastError, tc.otherServes)
+			}
+			if !tc.otherServes && (!strings.Contains(st[1].LastError, g1) || !strings.Contains(st[1].LastError, g2)) {
+				t.Errorf("reason %q does not name both genesis blocks", st[1].LastError)
+			}
+			if !st[0].Healthy {
+				t.Fatalf("first member out: %s", st[0].LastError)
+			}
+		})
+	}
+}

@@ -16,11 +16,16 @@
 // (canonfollow.go) —, the head it shares with a fleet's other replicas
 // (fleethead.go: it tells its HeadSharer of head moves and takes their
 // heads as its mark through PeerHead; the sharing itself is
-// internal/fleethead's), the answer to a
+// internal/fleethead's),
+// the answers that name a block off it (answerblock.go), members on a fork
+// of their own ahead of the others (forkahead.go), and what is final for
+// the cache as the member that answered has it (final.go) —, `safe` and
+// `finalized` answers that never go back and members whose finalized
+// block is off the chain (finality.go), the answer to a
 // block far beyond every head (future.go), the chain its members serve —
 // chain id and genesis hash, learned with the finalized numbers (chain.go)
 // — the check that each member is on the pool's chain, by the family's
-// chain-id method (chaincheck.go), the head block's gas limit
+// chain-id method and its genesis block (chaincheck.go), the head block's gas limit
 // (gaslimit.go), the choice of a member (choose.go), the one way in, Send,
 // and its one retry loop (send.go; upstream batches, batch.go), reading
 // what a method says about blocks from the rule the call carries — the

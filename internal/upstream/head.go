@@ -95,6 +95,9 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 		m.checked.Store(true)
 	}
 	p.reportBlock(m, b)
+	if m.forkAhead.Load() {
+		return // forkahead.go: out until a head of its own agrees
+	}
 	if p.cfg.TrackFinalized && m.chain.Load() == nil {
 		if c, err := p.chainOf(pctx, m); err == nil {
 			m.chain.Store(&c)
@@ -102,8 +105,18 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 			slog.Debug("chain identity unknown", "pool", p.id, "upstream", m.Name(), "err", err)
 		}
 	}
-	if p.cfg.TrackFinalized && m.finalizedAt.Load() != n {
-		if f, err := p.finalizedOf(pctx, m); err == nil {
+	if p.cfg.TrackFinalized && (m.finalizedAt.Load() != n || m.finalityOff.Load()) {
+		if f, h, err := p.finalizedOf(pctx, m); err == nil {
+			if off := p.finalizedDisagrees(f, h); off != nil {
+				// finality.go: out of service until its finalized block agrees.
+				m.finalityOff.Store(true)
+				if m.exclude(off) {
+					slog.Warn("upstream out of service: its finalized block is not on the canonical chain", "pool", p.id, "upstream", m.Name(), "height", f, "hash", h.Hex(), "reason", off)
+					p.changed(m, false)
+				}
+				return
+			}
+			m.finalityOff.Store(false)
 			m.finalized.Store(f)
 			m.finalizedAt.Store(n)
 		} else {
@@ -205,20 +218,6 @@ func (p *Pool) headOf(ctx context.Context, m *Member) (uint64, error) {
 		return 0, &Error{Upstream: m.Name(), Err: err}
 	}
 	return n, nil
-}
-
-// finalizedOf asks m for its finalized block's number.
-func (p *Pool) finalizedOf(ctx context.Context, m *Member) (uint64, error) {
-	var b struct {
-		Number *hexutil.Uint64 `json:"number"`
-	}
-	if err := askBlock(ctx, m.Upstream.Do, p.req.finalized, "finalized block", &b); err != nil {
-		return 0, err
-	}
-	if b.Number == nil {
-		return 0, errors.New("finalized block: no number")
-	}
-	return uint64(*b.Number), nil
 }
 
 // askBlock sends a block request (requests.go) with do and decodes

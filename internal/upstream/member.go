@@ -34,6 +34,12 @@ type Member struct {
 	// head at which it was last asked.
 	finalized   atomic.Uint64
 	finalizedAt atomic.Uint64
+	// finalityOff: its finalized block is not on the canonical chain
+	// (finality.go); it is kept out of service until it is.
+	finalityOff atomic.Bool
+	// forkAhead: the member is on a fork of its own (forkahead.go); it
+	// is kept out of service until a head of its own agrees.
+	forkAhead atomic.Bool
 	// chain is the chain the member serves ("<chain id>/<genesis hash>",
 	// chain.go), nil until learned; forgotten when the member goes out of
 	// service, learned again when it comes back.

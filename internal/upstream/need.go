@@ -51,6 +51,9 @@ func kindOf(r *methods.Rule) kind {
 type blockRef struct {
 	number uint64
 	named  bool
+	// tag is the finality tag a call names (tagSafe, tagFinalized;
+	// finality.go), tagNone otherwise.
+	tag blockTag
 }
 
 // blockOf reads the block a call of kind k names from its params. Only
@@ -89,8 +92,13 @@ func blockValue(v []byte) blockRef {
 		})
 		return ref
 	}
-	if string(v) == `"earliest"` {
+	switch string(v) {
+	case `"earliest"`:
 		return blockRef{number: 0, named: true}
+	case `"safe"`:
+		return blockRef{tag: tagSafe}
+	case `"finalized"`:
+		return blockRef{tag: tagFinalized}
 	}
 	if n, ok := quantity(v); ok {
 		return blockRef{number: n, named: true}

@@ -144,12 +144,18 @@ type Pool struct {
 	pokeCh   chan struct{} // closed at the next peer head above every member's (fleethead.go)
 	sharer   sharer        // told of head moves (fleethead.go)
 
-	canon      *canon      // the canonical chain by hash (canon.go)
+	canon *canon // the canonical chain by hash (canon.go)
+	// tagMarks: per finality tag, the highest block given for it (finality.go).
+	tagMarks   [tagCount]atomic.Uint64
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	req        requests    // the bodies of the pool's own calls (requests.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
+	// OnReorg, when set, is told the heights whose blocks left the
+	// canonical chain (canon.go), from and to inclusive: called on the
+	// goroutine that saw the report, outside every lock of the pool.
+	OnReorg func(from, to uint64)
 	// Observer, when set, sees every attempt of Send (observe.go).
 	Observer Observer
 }
@@ -165,7 +171,7 @@ func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 	}
 	p.canon = newCanon(len(p.members))
 	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
-		p.chainCheck = newChainCheck(name, p.cfg, p.req.chainID, p.members[0])
+		p.chainCheck = newChainCheck(name, p.cfg, p.req, p.members[0])
 		p.cfg.Check = p.chainCheck.check
 	}
 	return p

@@ -25,7 +25,9 @@ func Avoid(m *Member) Option { return Option{avoid: m} }
 // the pool's head), waiting a bounded time for one; node faults
 // (transport errors, 5xx/429, "header not found") are retried on another
 // member when the call is idempotent, and a lagging member's answer (a
-// null, "beyond current head") once on a member ahead of it; a write is
+// null, "beyond current head") once on a member ahead of it, as is an
+// answer naming a block off the canonical chain (answerblock.go) or a
+// safe/finalized block below the one already given (finality.go); a write is
 // retried only when its bytes never left (connection refused), and a
 // signed transaction goes to every member (broadcast.go). A call without a
 // rule is answered at the head and its answer taken as it is.
@@ -108,7 +110,24 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
-			p.learn(m, k, c.Params, resp)
+			if n, off := p.offCanonical(k, c.Params, resp); off {
+				// answerblock.go: m is on another branch (until its next head
+				// says otherwise); a member on the canonical one is asked.
+				m.offBranch.Store(true)
+				if c.Idempotent && p.ahead(r.tried, n-1) {
+					lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+					r.above = max(n, 1)
+					continue
+				}
+			} else {
+				p.learn(m, k, c.Params, resp)
+			}
+			if n, ok, behind := p.tagBehind(k, r.ref, resp); behind && c.Idempotent && p.ahead(r.tried, 0) {
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+				continue // finality.go: safe/finalized behind what was given
+			} else if ok {
+				p.gaveTag(r.ref.tag, n)
+			}
 			if r.future {
 				return raw, resp, m.Name(), nil
 			}

@@ -1,0 +1,132 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// A member on its own fork ahead of all others (same chain id and
+// genesis, its own blocks) is out of service, not followed. Before the
+// canonical chain follows a member's head it cannot link to its own head
+// (a head above it whose parent is not the chain's head: a jump over
+// blocks the pool never saw, or a fork), reported by a member that is not
+// the head member — or by the head member when the chain holds the parent
+// height with another hash (a fork for sure) —, the pool asks that member
+// for its block at the height of each other member's head (members in
+// service on the canonical branch): when one of them is the same block,
+// the member's chain is theirs and it is followed; when none is, it is on
+// a fork of its own, and out of service with a WARN naming the height and
+// both hashes, until a later head of its own agrees with the others. The
+// same check is made of the head member while no other member has yet
+// reported a block of its chain (the chain's first head, at start), when
+// another member reports a head the chain does not hold.
+//
+// Limits: a head member that forks off alone after another member agreed
+// with it, reporting heads that link to each other, is followed (it is
+// the chain's branch, as a consensus client's node is); and a reorg to a
+// longer fork takes the first member to switch out of service until
+// another member switches too.
+
+// forkSuspect is the member whose chain must be checked before member i's
+// report b is observed (-1: none), and the heads of the other members it
+// is checked against.
+func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
+	c := p.canon
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.has || i < 0 {
+		return -1, nil
+	}
+	suspect := -1
+	switch {
+	case b.Number > c.head.Number && (b.Number != c.head.Number+1 || b.Parent != c.head.Hash):
+		parent, held := c.at(b.Number - 1)
+		if i != c.by || held && parent != b.Parent {
+			suspect = i
+		}
+	case !c.confirmed && i != c.by && c.by >= 0 && p.members[c.by].InService() && b.Number < c.head.Number && !c.holds(b):
+		suspect = c.by
+	}
+	if suspect < 0 {
+		if i != c.by && c.holds(b) {
+			c.confirmed = true
+		}
+		return -1, nil
+	}
+	var refs []memberHead
+	for j, s := range c.seen {
+		if j == i {
+			s = b
+		}
+		if j == suspect || s.Hash == (headBlock{}).Hash || !p.members[j].InService() || suspect == i && !c.onBranch(s) || heldBy(refs, s) {
+			continue
+		}
+		refs = append(refs, memberHead{j, s})
+	}
+	if len(refs) == 0 {
+		return -1, nil // no other member to disagree with
+	}
+	return suspect, refs
+}
+
+// heldBy reports whether a head in refs is b (one question per block).
+func heldBy(refs []memberHead, b headBlock) bool {
+	for _, r := range refs {
+		if r.b.Hash == b.Hash {
+			return true
+		}
+	}
+	return false
+}
+
+// memberHead is member j's head.
+type memberHead struct {
+	j int
+	b headBlock
+}
+
+// checkFork asks m for its block at the height of each head in refs: nil
+// when one is the same block, else why m is on a fork of its own. A
+// member that cannot answer is not judged (nil).
+func (p *Pool) checkFork(m *Member, refs []memberHead) error {
+	ctx, cancel := context.WithTimeout(context.Background(), min(p.cfg.AttemptTimeout, 5*time.Second))
+	defer cancel()
+	var first error
+	for _, r := range refs {
+		params := json.RawMessage(`["0x` + strconv.FormatUint(r.b.Number, 16) + `",false]`)
+		out, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, p.cfg.HeadBlockMethod, params))
+		if err != nil {
+			return nil
+		}
+		_, resp, err := jsonrpc.DecodeResponse(out)
+		if err != nil || resp.Err != nil {
+			return nil
+		}
+		mine, err := parseHeadBlock(resp.Result)
+		if err != nil {
+			return nil
+		}
+		if mine.Hash == r.b.Hash {
+			return nil
+		}
+		if first == nil {
+			first = fmt.Errorf("on a fork of its own: its block %d is %s, %s's is %s", r.b.Number, mine.Hash.Hex(), p.members[r.j].Name(), r.b.Hash.Hex())
+		}
+	}
+	return first
+}
+
+// forkOut takes m out of service for being on a fork of its own.
+func (p *Pool) forkOut(m *Member, why error) {
+	m.forkAhead.Store(true)
+	if m.exclude(why) {
+		slog.Warn("upstream out of service: on its own fork ahead of the other members", "pool", p.id, "upstream", m.Name(), "reason", why)
+		p.changed(m, false)
+	}
+}

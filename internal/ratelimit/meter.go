@@ -89,7 +89,7 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 		m.decided(n, OK)
 		return nil
 	}
-	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
+	lim := Limits{Rate: key.RatePerSecond(), Burst: float64(key.Plan.Burst), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
 	if lim.Unlimited() {
 		m.decided(n, OK)
 		return nil

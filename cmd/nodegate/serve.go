@@ -180,8 +180,9 @@ func reload(svc *service.Service, flags *serveFlags, level *slog.LevelVar) {
 }
 
 // shutdown drains: /ready 503 at once, the listeners keep serving for
-// shutdown.drain_delay (a second signal cuts it short), then stop
-// accepting; calls in flight get shutdown.timeout; WebSockets are closed
+// shutdown.drain_delay (a second signal cuts it short), then until they
+// had no request for shutdown.drain_quiet, then stop accepting; that
+// wait and the calls in flight share shutdown.timeout; WebSockets are closed
 // with 1001; usage records are flushed.
 func shutdown(svc *service.Service, sigs <-chan os.Signal, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "nodegate: draining")
@@ -201,9 +202,28 @@ func shutdown(svc *service.Service, sigs <-chan os.Signal, stdout, stderr io.Wri
 		}
 		t.Stop()
 	}
-	fmt.Fprintln(stdout, "nodegate: shutting down")
+	// The listeners close once they were quiet for drain_quiet (a balancer
+	// slower than the delay has stopped sending by then); that wait and
+	// the calls in flight share shutdown.timeout.
 	ctx, cancel := context.WithTimeout(context.Background(), svc.ShutdownTimeout())
 	defer cancel()
+	quiet, endQuiet := context.WithCancel(ctx)
+	go func() { // a second signal cuts the wait short too
+		for {
+			select {
+			case sig := <-sigs:
+				if sig != syscall.SIGHUP {
+					endQuiet()
+					return
+				}
+			case <-quiet.Done():
+				return
+			}
+		}
+	}()
+	svc.Quiesce(quiet)
+	endQuiet()
+	fmt.Fprintln(stdout, "nodegate: shutting down")
 	if err := svc.Close(ctx); err != nil {
 		fmt.Fprintln(stderr, "nodegate: shutdown:", err)
 		return 1

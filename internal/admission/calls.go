@@ -25,6 +25,21 @@ func (a *Keys) Calls(key *keys.Key, want int) (got int, release func(), refused 
 	return int(g), func() { n.Add(-g) }, nil
 }
 
+// Hold counts one more call in flight for key without refusing it: the
+// work an admitted call leaves running once it is answered (a broadcast
+// write's deliveries to the other nodes), so that its key's next requests
+// find the slot taken until that work ends (its admitted request still
+// held a slot when it began, so the count passes max_in_flight by one at
+// most, for a moment). release gives it back; it is called once.
+func (a *Keys) Hold(key *keys.Key) (release func()) {
+	if key == nil || key.Plan.MaxInFlight <= 0 {
+		return nothing
+	}
+	n := &a.of(key.ID).calls
+	n.Add(1)
+	return func() { n.Add(-1) }
+}
+
 // ErrTooManyInFlight is the 429 answer to a request of a key that already
 // has its plan's calls in flight.
 func ErrTooManyInFlight(limit int) *jsonrpc.Error {

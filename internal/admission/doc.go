@@ -1,6 +1,6 @@
 // Package admission owns the per-key caps a key's plan grants on one
 // nodegate process: its calls in flight (max_in_flight, HTTP and WebSocket
-// together), its open WebSockets (max_ws_connections), its live
+// together, and the work an answered call leaves running: Hold), its open WebSockets (max_ws_connections), its live
 // subscriptions (max_subscriptions), its keyed client connections
 // (max_connections, HTTP and WebSocket together: connections.go) and its execution turns (its share of
 // this process's CPUs for the methods that run code on the embedded node).

@@ -135,7 +135,7 @@ func Defaults() Config {
 		KeyRefresh: 250 * time.Millisecond,
 		Plans:      defaultPlans(),
 		Admin:      Admin{Listen: "127.0.0.1:8546"},
-		Shutdown:   Shutdown{Timeout: 15 * time.Second},
+		Shutdown:   Shutdown{Timeout: 15 * time.Second, DrainQuiet: time.Second},
 		Log:        Log{Level: "info"},
 	}
 }

@@ -4,7 +4,9 @@
 // node's JSON-RPC server as raw bytes in, raw bytes out, and can also serve
 // it over plain HTTP/WebSocket for `nodegate node`. Node.Do serves a bounded
 // number of calls at once (call.go), and the node's eth_call time limit is
-// configurable (Config.CallTimeout). Its writes are bounded by the chain's
+// configurable (Config.CallTimeout); every run of a method that runs code
+// stops when its call's context ends, eth_createAccessList's included
+// (cancel_runs.go). Its writes are bounded by the chain's
 // byte budget (chainbudget.go) and each account's share of it
 // (chainshare.go).
 //

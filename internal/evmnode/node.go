@@ -147,6 +147,12 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	n.chainID = ec.NetworkId
 	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	n.stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(fs)}})
+	// Registered after eth's own: its methods take their place (cancel_runs.go).
+	chainAPI, err := cancellingChainAPI(backend.APIs(), backend.APIBackend)
+	if err != nil {
+		return fmt.Errorf("eth_createAccessList's deadline: %w", err)
+	}
+	n.stack.RegisterAPIs([]rpc.API{chainAPI})
 	if cfg.ChainDir == "" {
 		if err := n.newBeacon(cfg.BlockTime); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/pipeline"
 	"github.com/nodegate/nodegate/internal/plan"
+	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -46,6 +47,11 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		return
 	}
 	defer release()
+	if key != nil && key.Plan.MaxInFlight > 0 {
+		// A broadcast write's deliveries that outlive the answer stay
+		// among the key's calls in flight (upstream/broadcast.go).
+		ctx = upstream.WithHold(ctx, func() func() { return s.Admission.Hold(key) })
+	}
 	if s.Metering != nil {
 		if refused := s.Metering.Admit(ctx, key, network, calls, invalid); refused != nil {
 			w.whole(refused)

@@ -14,7 +14,8 @@ import (
 )
 
 // Cache serves key lookups from memory. It holds an immutable snapshot of
-// the active keys (replaced whole, copy on write, so lookups take no lock)
+// the active keys (copy on write per shard, cache_table.go, so lookups take
+// no lock and a change copies only the shards it touches)
 // and follows the store by polling its change counter: a change made by
 // any process sharing the store reaches this one within one poll interval,
 // and costs a read of the changed keys only, however many keys (revoked
@@ -51,8 +52,7 @@ type Cache struct {
 }
 
 type snapshot struct {
-	byHash map[Hash]*Key
-	byID   map[string]*Key
+	keys *keyTable // cache_table.go
 	// replaced is closed when a newer snapshot takes this one's place.
 	replaced chan struct{}
 }
@@ -133,7 +133,7 @@ func (c *Cache) Lookup(plain string) (*Key, bool) {
 }
 
 func (c *Cache) find(h Hash) (*Key, bool) {
-	k, ok := c.snap.Load().byHash[h]
+	k, ok := c.snap.Load().keys.byHashOf(h)
 	if !ok || subtle.ConstantTimeCompare(k.hash[:], h[:]) != 1 {
 		return nil, false
 	}
@@ -175,8 +175,7 @@ func (c *Cache) Used(k *Key) { k.touch(c.now.Load()) }
 
 // ByID returns an active key by its id (for tools and tests).
 func (c *Cache) ByID(id string) (*Key, bool) {
-	k, ok := c.snap.Load().byID[id]
-	return k, ok
+	return c.snap.Load().keys.byIDOf(id)
 }
 
 // Checked is when the key store last answered a refresh: a replica
@@ -184,7 +183,7 @@ func (c *Cache) ByID(id string) (*Key, bool) {
 func (c *Cache) Checked() time.Time { return time.Unix(0, c.checked.Load()) }
 
 // Len is the number of usable keys, static ones included.
-func (c *Cache) Len() int { return len(c.snap.Load().byHash) }
+func (c *Cache) Len() int { return c.snap.Load().keys.n }
 
 // Refresh follows the store when its change counter moved: it reloads the
 // keys the change log names (cache_follow.go), or every live key (and the
@@ -243,22 +242,22 @@ func (c *Cache) refreshLocked(ctx context.Context) error {
 // static keys, carrying last-used counters over by id.
 func (c *Cache) publish(recs []Record) {
 	old := c.snap.Load()
-	s := &snapshot{byHash: make(map[Hash]*Key, len(recs)+len(c.static)), byID: make(map[string]*Key, len(recs)+len(c.static)), replaced: make(chan struct{})}
+	e := edit(nil)
 	for _, k := range c.static {
-		s.byHash[k.hash], s.byID[k.ID] = k, k
+		e.put(k)
 	}
 	for i := range recs {
 		var prev *Key
 		if old != nil {
-			if k, ok := old.byID[recs[i].ID]; ok && !k.Static {
+			if k, ok := old.keys.byIDOf(recs[i].ID); ok && !k.Static {
 				prev = k
 			}
 		}
 		if k := c.compiled(&recs[i], prev); k != nil {
-			s.byHash[k.hash], s.byID[k.ID] = k, k
+			e.put(k)
 		}
 	}
-	c.snap.Store(s)
+	c.snap.Store(&snapshot{keys: e.done(), replaced: make(chan struct{})})
 	if old != nil {
 		close(old.replaced)
 	}
@@ -341,14 +340,11 @@ func (c *Cache) noteOutage(err error) {
 // flushUses writes last-used times that moved since the last flush.
 func (c *Cache) flushUses(ctx context.Context, flushed map[string]int64) {
 	used := map[string]int64{}
-	for id, k := range c.snap.Load().byID {
-		if k.Static {
-			continue
-		}
-		if t := k.lastUsed.Load(); t > flushed[id] {
+	c.snap.Load().keys.each(func(id string, k *Key) {
+		if t := k.lastUsed.Load(); !k.Static && t > flushed[id] {
 			used[id] = t
 		}
-	}
+	})
 	if len(used) == 0 {
 		return
 	}

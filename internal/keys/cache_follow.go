@@ -3,7 +3,6 @@ package keys
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"time"
 )
 
@@ -30,25 +29,24 @@ func (c *Cache) followChanges(ctx context.Context, v int64) (done bool, err erro
 
 // publishChanged swaps in a snapshot where the keys ids are as recs say:
 // the active ones (re)compiled, the others (revoked, suspended, deleted)
-// gone. Its cost is a copy of the active keys' maps, not a read of the
-// store's keys.
+// gone. Its cost is a copy of the shards those keys are in
+// (cache_table.go), not of the table, nor a read of the store's keys.
 func (c *Cache) publishChanged(ids []string, recs []Record) {
 	old := c.snap.Load()
-	s := &snapshot{byHash: maps.Clone(old.byHash), byID: maps.Clone(old.byID), replaced: make(chan struct{})}
+	e := edit(old.keys)
 	carried := map[string]*Key{} // last-used counters go on by id
 	for _, id := range ids {
-		if prev, ok := s.byID[id]; ok && !prev.Static {
+		if prev, ok := old.keys.byIDOf(id); ok && !prev.Static {
 			carried[id] = prev
-			delete(s.byID, id)
-			delete(s.byHash, prev.hash)
+			e.remove(prev)
 		}
 	}
 	for i := range recs {
 		if k := c.compiled(&recs[i], carried[recs[i].ID]); k != nil {
-			s.byHash[k.hash], s.byID[k.ID] = k, k
+			e.put(k)
 		}
 	}
-	c.snap.Store(s)
+	c.snap.Store(&snapshot{keys: e.done(), replaced: make(chan struct{})})
 	close(old.replaced)
 }
 

@@ -25,6 +25,7 @@ var (
 	descHead       = prometheus.NewDesc("nodegate_upstream_head", "Last block number the upstream reported.", []string{"network", "upstream"}, nil)
 	descLag        = prometheus.NewDesc("nodegate_upstream_lag_blocks", "Blocks the upstream is behind the best head of its network's healthy upstreams.", []string{"network", "upstream"}, nil)
 	descUpInFlight = prometheus.NewDesc("nodegate_upstream_in_flight", "Attempts on the upstream waiting for an answer.", []string{"network", "upstream"}, nil)
+	descWritesDrop = prometheus.NewDesc("nodegate_upstream_writes_dropped_total", "Broadcast writes not sent to the upstream because it had its bound of writes pending.", []string{"network", "upstream"}, nil)
 	descBestHead   = prometheus.NewDesc("nodegate_network_head", "Best head among the network's healthy upstreams.", []string{"network"}, nil)
 	descWSConns    = prometheus.NewDesc("nodegate_websocket_connections", "Open client WebSocket connections.", nil, nil)
 	descWSSubs     = prometheus.NewDesc("nodegate_websocket_subscriptions", "Open client subscriptions (eth_subscribe).", []string{"network"}, nil)
@@ -35,7 +36,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (l *Live) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descHead, descLag, descUpInFlight, descBestHead, descWSConns, descWSSubs, descWSNotes, descKeyAge, descKeysLoaded} {
+	for _, d := range []*prometheus.Desc{descHead, descLag, descUpInFlight, descWritesDrop, descBestHead, descWSConns, descWSSubs, descWSNotes, descKeyAge, descKeysLoaded} {
 		ch <- d
 	}
 }
@@ -50,6 +51,7 @@ func (l *Live) Collect(ch chan<- prometheus.Metric) {
 					ch <- prometheus.MustNewConstMetric(descHead, prometheus.GaugeValue, float64(st.Head), n.Name, st.Name)
 					ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(st.Lag), n.Name, st.Name)
 					ch <- prometheus.MustNewConstMetric(descUpInFlight, prometheus.GaugeValue, float64(st.InFlight), n.Name, st.Name)
+					ch <- prometheus.MustNewConstMetric(descWritesDrop, prometheus.CounterValue, float64(st.WritesDropped), n.Name, st.Name)
 				}
 			}
 			if n.Subs != nil {

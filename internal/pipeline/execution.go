@@ -27,9 +27,10 @@ import (
 // The turns are counted by the process's admission.Keys (Turn), not here:
 // one queue per process, across networks and the rebuilds of a reload.
 //
-// A node may go on running a call after its deadline (go-ethereum's
-// eth_createAccessList checks it only between its runs of the
-// transaction): the caller is answered at the deadline, and the key's turn
+// A node may go on running a call after its deadline (an upstream
+// go-ethereum's eth_createAccessList checks it only between its runs of
+// the transaction; the embedded node cancels each run:
+// evmnode/cancel_runs.go): the caller is answered at the deadline, and the key's turn
 // is held until the node is done, so that what runs on past the deadline
 // still counts in the key's share.
 type executionLimits struct {

@@ -14,6 +14,13 @@ type Plan struct {
 	RatePerSecond float64 `yaml:"rate_per_second" json:"rate_per_second"`
 	// DailyCredits is the credit budget per UTC day; 0 means unlimited.
 	DailyCredits int64 `yaml:"daily_credits" json:"daily_credits"`
+	// Burst is the credits a key may spend at once from a full rate bucket
+	// (0: one second's worth of its rate); the rate still bounds what it
+	// spends over time. A burst larger than one second's worth lets the
+	// calls a client library makes together (a wallet's send) through at
+	// once on a low rate. Stored only when set, so that older replicas
+	// read the stored plan as before.
+	Burst int64 `yaml:"burst" json:"burst,omitempty"`
 	// Failover allows forwarding eligible methods to a partner provider
 	// (docs/spec.md: upper-tier plans only).
 	Failover bool `yaml:"failover" json:"failover"`

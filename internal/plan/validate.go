@@ -13,6 +13,9 @@ func (p Plan) Validate(path string, bad Bad) {
 	if p.DailyCredits < 0 {
 		bad(path+".daily_credits", "must not be negative")
 	}
+	if p.Burst < 0 {
+		bad(path+".burst", "must not be negative (0 means one second's worth of rate_per_second)")
+	}
 	if p.MaxResponseBytes < 0 {
 		bad(path+".max_response_bytes", "must not be negative (0 means %d)", DefaultMaxResponseBytes)
 	}

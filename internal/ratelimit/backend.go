@@ -9,6 +9,9 @@ import (
 type Limits struct {
 	// Rate is the sustained credit rate per second.
 	Rate float64
+	// Burst is the credits a full rate bucket holds: what may be spent at
+	// once (0, or less than Rate: one second's worth).
+	Burst float64
 	// Daily is the credit budget per UTC day.
 	Daily int64
 	// DailyOf names whom the daily budget is counted for when it is not

@@ -1,5 +1,5 @@
 // Package ratelimit enforces each key's credit budget: a smooth rate
-// (credits per second, GCRA with a burst of one second's worth) and a
+// (credits per second, GCRA with a burst of the plan's burst, at least one second's worth) and a
 // daily credit budget that resets at 00:00 UTC. It also keeps usage
 // records (requests, credits and errors per key, day, network and method).
 //

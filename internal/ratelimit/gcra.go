@@ -39,16 +39,17 @@ func (b *bucket) offer(now, cost int64) float64 {
 }
 
 // gcra decides cost credits at rate credits per second with a burst of
-// one second's worth. A request costing more than a second's worth passes
-// when the bucket is full, so that no request is refused for ever. It
-// returns the new theoretical arrival time, or the wait when refused.
-func gcra(tat, now, cost int64, rate float64) (newTAT int64, wait int64, ok bool) {
+// burst credits (at least one second's worth). A request costing more
+// than the burst passes when the bucket is full, so that no request is
+// refused for ever. It returns the new theoretical arrival time, or the
+// wait when refused.
+func gcra(tat, now, cost int64, rate, burst float64) (newTAT int64, wait int64, ok bool) {
 	if tat < now {
 		tat = now
 	}
 	inc := int64(math.Round(float64(cost) * float64(nano) / rate))
 	newTAT = tat + inc
-	allow := max(int64(nano), inc)
+	allow := max(int64(nano), int64(burst*float64(nano)/rate), inc)
 	if over := newTAT - now - allow; over > 0 {
 		return tat, over, false
 	}

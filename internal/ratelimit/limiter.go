@@ -158,7 +158,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, lim Limits, 
 func (l *Limiter) fallback(ctx context.Context, key string, cost int64, lim Limits, day int, mode Mode, rate, daily *carried) Decision {
 	n := max(l.replicas.Load(), 1)
 	seen := daily.usedOn(day)
-	share := Limits{Rate: lim.Rate / float64(n), DailyOf: lim.DailyOf, drainedBy: lim.drainedBy}
+	share := Limits{Rate: lim.Rate / float64(n), Burst: lim.Burst / float64(n), DailyOf: lim.DailyOf, drainedBy: lim.drainedBy}
 	if lim.Daily > 0 {
 		share.Daily = (lim.Daily - seen) / n
 		if share.Daily <= 0 && mode != Spend {

@@ -70,7 +70,7 @@ func (m *Memory) Take(_ context.Context, key string, cost int64, lim Limits, day
 		return d, nil
 	}
 	if mode == Admit && lim.Rate > 0 {
-		tat, wait, ok := gcra(rb.tat, now, cost, lim.Rate)
+		tat, wait, ok := gcra(rb.tat, now, cost, lim.Rate, lim.Burst)
 		if !ok {
 			d.Outcome, d.RetryAfter = RateExceeded, time.Duration(wait)
 			return d, nil

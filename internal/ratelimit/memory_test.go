@@ -21,19 +21,26 @@ func TestMemoryRate(t *testing.T) {
 	cases := []struct {
 		name  string
 		rate  float64
+		burst float64
 		steps []step
 	}{
-		{"burst of one second's worth, then refused", 100, []step{
+		{"burst of one second's worth, then refused", 100, 0, []step{
 			{0, 50, OK}, {0, 50, OK}, {0, 5, RateExceeded},
 		}},
-		{"refills smoothly", 100, []step{
+		{"refills smoothly", 100, 0, []step{
 			{0, 100, OK}, {0, 1, RateExceeded}, {10 * time.Millisecond, 1, OK}, {0, 1, RateExceeded}, {100 * time.Millisecond, 10, OK},
 		}},
-		{"a request above one second's worth passes on a full bucket only", 100, []step{
+		{"a request above one second's worth passes on a full bucket only", 100, 0, []step{
 			{0, 255, OK}, {time.Second, 255, RateExceeded}, {1550 * time.Millisecond, 255, OK},
 		}},
-		{"idle time does not bank more than the burst", 10, []step{
+		{"idle time does not bank more than the burst", 10, 0, []step{
 			{time.Hour, 10, OK}, {0, 1, RateExceeded},
+		}},
+		{"a plan's burst above one second's worth, then the rate", 100, 400, []step{
+			{0, 255, OK}, {0, 145, OK}, {0, 1, RateExceeded}, {10 * time.Millisecond, 1, OK},
+		}},
+		{"a burst below one second's worth is one second's worth", 100, 10, []step{
+			{0, 100, OK}, {0, 1, RateExceeded},
 		}},
 	}
 	for _, tc := range cases {
@@ -42,7 +49,7 @@ func TestMemoryRate(t *testing.T) {
 			m := newMemoryAt(clk.now)
 			for i, s := range tc.steps {
 				clk.advance(s.after)
-				d, err := m.Take(context.Background(), "k", s.cost, Limits{Rate: tc.rate}, dayOf(clk.t), Admit)
+				d, err := m.Take(context.Background(), "k", s.cost, Limits{Rate: tc.rate, Burst: tc.burst}, dayOf(clk.t), Admit)
 				if err != nil || d.Outcome != s.want {
 					t.Fatalf("step %d: outcome %d err %v, want %d", i, d.Outcome, err, s.want)
 				}

@@ -94,7 +94,7 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 			return e
 		}
 	}
-	lim := Limits{Rate: key.RatePerSecond(), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
+	lim := Limits{Rate: key.RatePerSecond(), Burst: burstOf(key), Daily: key.DailyCredits(), DailyOf: AccountBudget(key.Account)}
 	if lim.Unlimited() {
 		m.decided(n, OK)
 		return nil
@@ -249,4 +249,16 @@ func (m *Meter) today() string {
 	c := &cachedDay{unixDay: ud, s: keys.UsageDay(t)}
 	m.day.Store(c)
 	return c.s
+}
+
+// burstOf is the credits a full bucket of key holds: its plan's burst, in
+// proportion when the key has a rate of its own below the plan's (the
+// same seconds' worth of the lower rate), so that a key's own rate is not
+// exceeded by the plan's burst.
+func burstOf(key *keys.Key) float64 {
+	b, plan, own := float64(key.Plan.Burst), key.Plan.RatePerSecond, key.RatePerSecond()
+	if b > 0 && plan > 0 && own > 0 && own < plan {
+		return b * own / plan
+	}
+	return b
 }

@@ -19,9 +19,10 @@ import (
 // ARGV: cost, rate (credits/s, 0 none), daily (0 none), mode (0 admit,
 // 1 spend: never refused), daily key TTL (s), the µs from now before which
 // the rate bucket cannot have drained (0 none), the least the day's count
-// can be (0 none), and 1 when the replica decided the key locally since
-// Redis last answered for it: what the replica carries over (carry.go), so
-// that a Redis that lost its keys (a restart) or missed an outage's local
+// can be (0 none), 1 when the replica decided the key locally since
+// Redis last answered for it, and the burst (credits a full bucket holds;
+// 0: one second's worth). The drain time, the day's least and the local
+// flag are what the replica carries over (carry.go), so that a Redis that lost its keys (a restart) or missed an outage's local
 // decisions hands out no fresh bucket. The drain time applies only then:
 // while Redis holds the bucket, its own time is exact, and the replica's
 // (off by the round trip's latency) would only overcharge.
@@ -71,7 +72,7 @@ elseif mode == 0 and rate > 0 then
   if tat < now then tat = now end
   local inc = cost * 1000000 / rate
   local newtat = tat + inc
-  local allow = math.max(1000000, inc)
+  local allow = math.max(1000000, tonumber(ARGV[9]) * 1000000 / rate, inc)
   if newtat - now - allow > 0 then
     outcome = 1
     wait = math.ceil(newtat - now - allow)
@@ -113,7 +114,7 @@ func (r *Redis) Take(ctx context.Context, key string, cost int64, lim Limits, da
 	if lim.drainedBy > 0 { // µs, rounded down: the replica's is never later than it knew
 		floor = max(0, (lim.drainedBy-start.UnixNano())/int64(time.Microsecond))
 	}
-	res, err := takeScript.Run(ctx, r.client, keys, cost, rate, lim.Daily, int(mode), int(dailyTTL/time.Second), floor, lim.dailyAtLeast, lim.drainedLocally).Int64Slice()
+	res, err := takeScript.Run(ctx, r.client, keys, cost, rate, lim.Daily, int(mode), int(dailyTTL/time.Second), floor, lim.dailyAtLeast, lim.drainedLocally, strconv.FormatFloat(lim.Burst, 'f', -1, 64)).Int64Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("redis rate limit: %w", err)
 	}

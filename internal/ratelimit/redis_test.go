@@ -37,6 +37,15 @@ func TestRedisBackend(t *testing.T) {
 			t.Fatalf("refused after Retry-After: %+v", d)
 		}
 	})
+	t.Run("a plan's burst above one second's worth", func(t *testing.T) {
+		lim := Limits{Rate: 100, Burst: 400}
+		if d := take("plan-burst", 390, lim, Admit); d.Outcome != OK {
+			t.Fatalf("within the burst: %+v", d)
+		}
+		if d := take("plan-burst", 50, lim, Admit); d.Outcome != RateExceeded || d.RetryAfter <= 0 {
+			t.Fatalf("over the burst: %+v", d)
+		}
+	})
 	t.Run("daily budget, spend mode and isolation", func(t *testing.T) {
 		lim := Limits{Daily: 100}
 		if d := take("daily", 90, lim, Admit); d.Outcome != OK || d.DailyUsed != 90 {

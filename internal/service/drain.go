@@ -12,8 +12,10 @@ import (
 // clients move to other replicas. An idle keep-alive connection is not
 // closed under its client (which may be sending on it at that moment and
 // would read EOF): its next request is answered, then it closes. The
-// listeners keep serving until Close.
+// listeners keep serving until Close (the signal's path waits for
+// DrainDelay, then Quiesce, first).
 func (s *Service) Drain() {
+	s.lastTraffic.Store(time.Now().UnixNano()) // the quiet counts from here at the earliest (Quiesce)
 	if s.draining.Swap(true) {
 		return
 	}

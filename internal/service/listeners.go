@@ -93,6 +93,7 @@ func (s *Service) open(network, addr string, index int) error {
 		ConnState:   guard.ConnState,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.closeWhileDraining(w, r)
+			s.noteTraffic(r) // drain_quiet.go
 			if r.URL.Path == readyPath {
 				s.serveReady(w, r)
 				return

@@ -100,6 +100,9 @@ type Service struct {
 	built []*pipeline.Network
 	// draining is set by Drain: /ready answers 503 from then on.
 	draining atomic.Bool
+	// lastTraffic is when a client last sent a request while draining
+	// (unix ns; drain_quiet.go).
+	lastTraffic atomic.Int64
 	// reloadMu makes reloads one at a time.
 	reloadMu sync.Mutex
 

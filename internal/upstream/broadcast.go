@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -30,7 +31,11 @@ type delivery struct {
 // member in service at once, so that it is not stranded on one node when
 // the nodes do not gossip to one another. The first member that takes it
 // answers the call; the others finish in the background, within the
-// attempt timeout, whatever the caller does meanwhile. A member that
+// attempt timeout, whatever the caller does meanwhile: they are counted
+// in the caller's hold (WithHold) until the last one ends, and a member
+// gets the write only while it has fewer than PoolConfig.MaxPendingWrites
+// pending (else it is counted dropped; when every member has that many,
+// the pool is unavailable for the write). A member that
 // already holds the transaction ("already known", or "nonce too low" while
 // it has this very transaction) took it: when such a member is the first,
 // the call is answered with the transaction's hash (for the methods that
@@ -38,22 +43,51 @@ type delivery struct {
 // JSON-RPC error such as "insufficient funds"), or unavailable when no
 // member answered.
 func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response, string, error) {
-	var targets []*Member
+	var candidates, targets []*Member
 	for _, m := range p.members {
 		if m.InService() {
+			candidates = append(candidates, m)
+		}
+	}
+	if len(candidates) == 0 {
+		candidates = p.members // out of service is not certainly dead: try them all
+	}
+	limit := p.cfg.maxPendingWrites()
+	for _, m := range candidates {
+		if m.writes.take(limit) { // broadcast_bound.go
 			targets = append(targets, m)
 		}
 	}
 	if len(targets) == 0 {
-		targets = p.members // out of service is not certainly dead: try them all
+		return nil, nil, "", fmt.Errorf("pool %s: %w (every member has %d writes pending)", p.id, ErrPoolUnavailable, limit)
 	}
 	k := kindOf(c.Rule)
 	hash, haveHash := txHash(c.Params)
 	out := make(chan delivery, len(targets)) // buffered: senders never wait for a caller gone
 	bg := context.WithoutCancel(ctx)
 	budget := time.Now().Add(p.cfg.RetryBudget)
+	// running counts the deliveries and the caller: the last to end gives
+	// back the hold the caller took when it answered before them.
+	var (
+		running atomic.Int64
+		release func()
+	)
+	running.Store(int64(len(targets)) + 1)
+	end := func() {
+		if running.Add(-1) == 0 && release != nil {
+			release()
+		}
+	}
+	defer func() {
+		if running.Load() > 1 {
+			release = holdOf(ctx)()
+		}
+		end()
+	}()
 	for _, m := range targets {
 		go func() {
+			defer end()
+			defer m.writes.done()
 			raw, resp, err := p.try(bg, budget, m, c.Body)
 			s := delivery{m: m, raw: raw, resp: resp, err: err}
 			if err == nil {

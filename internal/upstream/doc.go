@@ -32,7 +32,8 @@
 // block a call names, a lagging member's answer, what an answer proves
 // (need.go, proof.go; the facts are methods.Rule's, never a table here) —
 // the sending of signed transactions to every member (broadcast.go), once
-// decoded and checked (rawtx.go), and
+// decoded and checked (rawtx.go), bounded per member and held in the
+// caller's count while they run (broadcast_bound.go), and
 // which member push subscriptions should run on (follow.go). What is subscribed and delivered to clients belongs to
 // internal/subs.
 //

@@ -46,6 +46,8 @@ type Member struct {
 	chain    atomic.Pointer[string]
 	healthy  atomic.Bool
 	inflight atomic.Int64
+	// writes are its broadcast deliveries (broadcast_bound.go).
+	writes pendingWrites
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
 	// checked: PoolConfig.Check passed since the member last came back;
@@ -175,6 +177,11 @@ type MemberStatus struct {
 	Fails     int       `json:"consecutive_failures"`
 	LastError string    `json:"last_error,omitempty"`
 	DownSince time.Time `json:"down_since,omitzero"`
+	// WritesPending are the broadcast writes being delivered to the
+	// member; WritesDropped those not sent to it because it had
+	// PoolConfig.MaxPendingWrites pending.
+	WritesPending int64 `json:"writes_pending"`
+	WritesDropped int64 `json:"writes_dropped"`
 }
 
 func (m *Member) status(best uint64) MemberStatus {
@@ -189,5 +196,6 @@ func (m *Member) status(best uint64) MemberStatus {
 		Name: m.Name(), Healthy: m.healthy.Load(), Head: head, Lag: lag,
 		LatencyMS: math.Round(float64(m.latency.Load())/1e4) / 100, InFlight: m.inflight.Load(),
 		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
+		WritesPending: m.writes.pending.Load(), WritesDropped: m.writes.dropped.Load(),
 	}
 }

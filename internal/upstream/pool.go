@@ -37,6 +37,10 @@ type PoolConfig struct {
 	// NoBroadcast sends a signed transaction to one member, as any other
 	// write; by default it goes to every member in service (broadcast.go).
 	NoBroadcast bool
+	// MaxPendingWrites bounds a member's pending broadcast deliveries (0:
+	// DefaultMaxPendingWrites); past it a write is not sent to that member
+	// and is counted dropped (MemberStatus.WritesDropped).
+	MaxPendingWrites int
 	// HeadMethod, HeadBlockMethod, ChainIDMethod and TxByHashMethod are
 	// the family's methods (familykind.Kind) the pool's own requests are
 	// made with (requests.go); one not given is the default family's.

@@ -90,7 +90,7 @@ func (c Config) withDefaults() Config {
 type Devnet struct {
 	cfg Config
 	// hashed counts the transactions hashed (a refused one is not:
-	// devnet_budget.go's precheck).
+	// devnet_budget.go's precheck, devnet_unhashed.go).
 	hashed   atomic.Int64
 	chainID  starknet.Felt
 	chainHex []byte // quoted starknet_chainId result
@@ -102,7 +102,10 @@ type Devnet struct {
 	pendingBytes int      // what the pending transactions take (devnet_budget.go)
 	blocks       []*block // the most recent cfg.KeepBlocks blocks, oldest first
 	byHash       map[[32]byte]*storedTx
-	nonces       nonceBook
+	// bySenderNonce are the kept account transactions by sender and
+	// nonce (devnet_unhashed.go).
+	bySenderNonce map[senderNonce]*storedTx
+	nonces        nonceBook
 
 	// The block timer: armed when a transaction enters an empty pool, it
 	// seals the pool BlockTime later unless a block was made meanwhile
@@ -123,6 +126,9 @@ type storedTx struct {
 	nonce  starknet.Felt
 	nonced bool
 	fee    feeEstimate // what it is reported to cost (devnet_fees.go)
+	// body fingerprints what its hash covers (devnet_unhashed.go; account
+	// transactions only).
+	body [32]byte
 }
 
 // New makes a devnet with a genesis block. With a BlockTime, a
@@ -138,12 +144,13 @@ func New(cfg Config) (*Devnet, error) {
 		return nil, fmt.Errorf("devnet block time %s is negative", cfg.BlockTime)
 	}
 	d := &Devnet{
-		cfg:      cfg,
-		chainID:  chain,
-		chainHex: chain.AppendQuoted(nil),
-		byHash:   make(map[[32]byte]*storedTx),
-		nonces:   newNonceBook(),
-		accounts: newAccountBook(cfg.Accounts),
+		cfg:           cfg,
+		chainID:       chain,
+		chainHex:      chain.AppendQuoted(nil),
+		byHash:        make(map[[32]byte]*storedTx),
+		bySenderNonce: make(map[senderNonce]*storedTx),
+		nonces:        newNonceBook(),
+		accounts:      newAccountBook(cfg.Accounts),
 	}
 	d.blocks = append(d.blocks, newBlock(0, starknet.Felt{}, uint64(time.Now().Unix()), nil))
 	return d, nil
@@ -198,6 +205,9 @@ func (d *Devnet) sealLocked() *block {
 		for _, old := range d.blocks[:over] {
 			for _, tx := range old.txs {
 				delete(d.byHash, tx.hash.Bytes())
+				if tx.nonced {
+					delete(d.bySenderNonce, keyOf(tx.sender, tx.nonce))
+				}
 			}
 		}
 		d.blocks = append(d.blocks[:0:0], d.blocks[over:]...)

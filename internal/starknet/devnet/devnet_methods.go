@@ -158,16 +158,19 @@ func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, 
 	if e := d.precheck(tx); e != nil {
 		return nil, e
 	}
+	if e := d.refuseUnhashed(tx); e != nil { // devnet_unhashed.go
+		return nil, e
+	}
 	d.hashed.Add(1)
 	hash := tx.Hash(d.chainID)
 	stored := &storedTx{hash: hash, json: tx.AppendJSON(nil, hash), fee: estimateFee(tx)}
 	if stored.nonced = tx.Version > 0; stored.nonced {
-		stored.sender, stored.nonce = tx.SenderAddress, tx.Nonce
+		stored.sender, stored.nonce, stored.body = tx.SenderAddress, tx.Nonce, bodyOf(tx)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, dup := d.byHash[hash.Bytes()]; dup {
-		return nil, jsonrpc.NewError(starknet.CodeDuplicateTx, "A transaction with the same hash already exists in the mempool")
+		return nil, errDuplicateTx()
 	}
 	if stored.nonced {
 		if e := d.nonces.check(tx.SenderAddress, tx.Nonce); e != nil {
@@ -180,6 +183,9 @@ func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, 
 	d.pending = append(d.pending, stored)
 	d.pendingBytes += stored.size()
 	d.byHash[hash.Bytes()] = stored
+	if stored.nonced {
+		d.bySenderNonce[keyOf(stored.sender, stored.nonce)] = stored
+	}
 	if len(d.pending) == 1 {
 		d.armLocked()
 	}

@@ -7,6 +7,10 @@
 // executes no code. The gateway calls Do and Do08 in process; Handler
 // serves it over HTTP on its own.
 //
+// It hashes only what it may accept: a transaction refused for room, a new
+// sender or its nonce (a duplicate included) is refused before it is
+// hashed (devnet_budget.go, devnet_unhashed.go).
+//
 // It keeps devnet state only: transactions are decoded and hashed by
 // internal/starknet, and it must not know about keys, plans, the pipeline
 // or how networks are chosen.

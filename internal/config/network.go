@@ -46,6 +46,8 @@ type Network struct {
 	IdempotentMethods []string `yaml:"idempotent_methods"`
 	// Cache keeps answers that can no longer change (docs/cache.md).
 	Cache Cache `yaml:"cache"`
+	// Verify turns the checks of answers on or off (docs/pools.md).
+	Verify Verify `yaml:"verify"`
 }
 
 // Cache configures a network's cache of final answers.
@@ -256,6 +258,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 			break
 		}
 	}
+	n.Verify.validate(path, bad)
 }
 
 func nodeURL(s string) bool {

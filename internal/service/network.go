@@ -63,6 +63,10 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	pcfg.TrackFinalized = caches // the cache keeps only what is final
 	pcfg.ChainIDMethod, pcfg.NumericChainID, pcfg.ChainID = fam.ChainIDMethod, fam.NumericChainID, nc.ChainID
 	pcfg.NormalizeChainID = fam.NormalizeChainID
+	if fam.Verify != nil {
+		pcfg.Verify = fam.Verify(nc) // answers checked before they leave (docs/pools.md)
+	}
+	pcfg.Quarantine = nc.Verify.Quarantine
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	n := &pipeline.Network{
 		Name: nc.Name, ChainID: nc.ChainID, Methods: table, Pool: pool,
@@ -88,9 +92,10 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 			}
 			partners = append(partners, upstream.MemberConfig{Upstream: named{u, pc.Name}})
 		}
-		pcfg := poolConfig(nc.Pool)
-		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
-		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
+		ppcfg := poolConfig(nc.Pool)
+		ppcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
+		ppcfg.Verify, ppcfg.Quarantine = pcfg.Verify, pcfg.Quarantine
+		n.Partners = upstream.NewPool(nc.Name+"-partners", ppcfg, partners...)
 	}
 	stages, err := fam.Stages(ctx, embedded, nc, pool)
 	if err != nil {
@@ -134,6 +139,9 @@ func (s *Service) watch(n *pipeline.Network) {
 			}
 			s.Metrics.UpstreamUp.WithLabelValues(n.Name, member).Set(up)
 			s.Metrics.UpstreamChanges.WithLabelValues(n.Name, member, state).Inc()
+		}
+		p.OnVerifyFailed = func(member, check string) {
+			s.Metrics.VerifyFailures.WithLabelValues(n.Name, member, check).Inc()
 		}
 		p.Start(context.Background())
 		for _, st := range p.Status() {

@@ -44,6 +44,11 @@ type Member struct {
 	// checked: PoolConfig.Check passed since the member last came back;
 	// excluded: it failed, and the pool never chooses the member.
 	checked, excluded atomic.Bool
+	// quarantinedUntil: an answer of the member failed verification; it
+	// is not probed back before this time (unix nanoseconds; verify.go).
+	// verifyFailures counts its answers that failed.
+	quarantinedUntil atomic.Int64
+	verifyFailures   atomic.Uint64
 
 	mu        sync.Mutex
 	fails     int       // consecutive node faults
@@ -164,6 +169,10 @@ type MemberStatus struct {
 	Fails     int       `json:"consecutive_failures"`
 	LastError string    `json:"last_error,omitempty"`
 	DownSince time.Time `json:"down_since,omitzero"`
+	// VerifyFailures counts the member's answers that failed
+	// verification; QuarantinedUntil is when its quarantine ends.
+	VerifyFailures   uint64    `json:"verify_failures"`
+	QuarantinedUntil time.Time `json:"quarantined_until,omitzero"`
 }
 
 func (m *Member) status(best uint64) MemberStatus {
@@ -174,9 +183,14 @@ func (m *Member) status(best uint64) MemberStatus {
 	if best > head {
 		lag = best - head
 	}
-	return MemberStatus{
+	st := MemberStatus{
 		Name: m.Name(), Healthy: m.healthy.Load(), Head: head, Lag: lag,
 		LatencyMS: math.Round(float64(m.latency.Load())/1e4) / 100, InFlight: m.inflight.Load(),
 		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
+		VerifyFailures: m.verifyFailures.Load(),
 	}
+	if until := m.quarantinedUntil.Load(); until != 0 {
+		st.QuarantinedUntil = time.Unix(0, until).UTC()
+	}
+	return st
 }

@@ -98,6 +98,8 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
 		lastRaw    []byte
 		answeredBy string
+		// failedVerify: a member's answer failed verification (verify.go)
+		failedVerify bool
 	)
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
 		m := p.choose(ctx, &r)
@@ -108,6 +110,13 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
+			if p.verifyAnswer(m, c, resp) != nil { // verify.go: m is quarantined
+				failedVerify = true
+				if !c.Idempotent {
+					break
+				}
+				continue
+			}
 			p.learn(m, k, c.Params, resp)
 			if r.future {
 				return raw, resp, m.Name(), nil
@@ -130,6 +139,10 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	}
 	if lastAnswer != nil {
 		return lastRaw, lastAnswer, answeredBy, nil // every node says so: it is the answer
+	}
+	if failedVerify {
+		raw, resp := failedVerification()
+		return raw, resp, "", nil
 	}
 	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
 }

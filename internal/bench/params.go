@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"regexp"
@@ -14,8 +13,10 @@ import (
 // Target says what the generated calls refer to.
 type Target struct {
 	// Hashes are transaction hashes to cycle through; when empty, every
-	// hash call gets a fresh random hash (distinct params, so that no cache
-	// can answer and the node does a real lookup).
+	// hash call gets the next of the static upstream's transaction hashes
+	// (StaticHashes, distinct over StaticTxCount calls: the static upstream answers each with its
+	// transaction, never final, so that no cache answers it; any other
+	// node does a real lookup of a hash it does not have).
 	Hashes []string
 	// CallTo, CallFrom and CallData make the eth_call / eth_estimateGas
 	// call object and the eth_getStorageAt address.
@@ -71,10 +72,8 @@ func hashParams(buf []byte, t *Target, n uint64, r *rng) []byte {
 	if len(t.Hashes) > 0 {
 		buf = append(buf, t.Hashes[n%uint64(len(t.Hashes))]...)
 	} else {
-		buf = append(buf, "0x"...)
-		var h [32]byte
-		r.fill(h[:])
-		buf = hex.AppendEncode(buf, h[:])
+		hashes := StaticHashes()
+		buf = append(buf, hashes[n%uint64(len(hashes))]...)
 	}
 	return append(buf, `"]`...)
 }

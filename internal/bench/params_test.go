@@ -13,13 +13,13 @@ func defaultTarget() Target {
 }
 
 // TestRequestsAreValid: every generated request is valid JSON with the
-// expected params, and random hashes are distinct.
+// expected params, and the hashes of a method's calls are distinct.
 func TestRequestsAreValid(t *testing.T) {
 	tgt := defaultTarget()
 	r := &rng{s: 1}
-	seen := map[string]bool{}
 	for _, method := range supportedMethods() {
 		t.Run(method, func(t *testing.T) {
+			seen := map[string]bool{}
 			for n := range uint64(50) {
 				b := appendRequest(nil, n+1, method, &tgt, n, r)
 				var req struct {

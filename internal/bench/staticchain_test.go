@@ -16,7 +16,7 @@ import (
 // in front of it keeps its checks on.
 func TestStaticChainPassesVerification(t *testing.T) {
 	all := verify.Defaults()
-	all.BlockSenders = true
+	all.TxSender, all.BlockSenders = true, true
 	table := methods.NewTable(methods.FamilyEVM)
 	hashes := StaticHashes()
 	d := staticData()

@@ -5,7 +5,7 @@ import "time"
 // Verify turns the checks of a network's answers on or off
 // (docs/pools.md, "Answers verified before they leave"); an unset switch
 // keeps the check's default (internal/verify.Defaults: every check on but
-// block_senders).
+// tx_sender and block_senders, the signature recoveries).
 type Verify struct {
 	// Identity: an answer is for what was asked (block number or hash,
 	// transaction hash, index, the block of each log).
@@ -17,7 +17,8 @@ type Verify struct {
 	TransactionsRoot *bool `yaml:"transactions_root"`
 	// TxHash: a transaction's hash is the hash of its fields.
 	TxHash *bool `yaml:"tx_hash"`
-	// TxSender: a transaction answered alone is from its signer.
+	// TxSender: a transaction answered alone is from its signer (one
+	// signature recovery per answer; default off).
 	TxSender *bool `yaml:"tx_sender"`
 	// BlockSenders: every transaction of a full block is from its signer
 	// (one signature recovery per transaction; default off).

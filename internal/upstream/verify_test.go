@@ -193,9 +193,11 @@ func TestLiarIsCaught(t *testing.T) {
 	// every call the liar can take, it takes.
 	honest := upstream.MemberConfig{Upstream: upstream.Func{ID: "honest", Fn: node.Do}, Priority: 1}
 	var failures atomic.Int64
+	checksOn := verify.Defaults()
+	checksOn.TxSender = true // off by default: the liar's from is caught by this opt-in check
 	p := startPool(t, upstream.PoolConfig{
 		Verify: func(c upstream.Call, result json.RawMessage) error {
-			return verify.Answer(verify.Defaults(), c.Rule, c.Params, result)
+			return verify.Answer(checksOn, c.Rule, c.Params, result)
 		},
 		Quarantine: 20 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, HeadInterval: 20 * time.Millisecond, HeadMethod: "eth_blockNumber",
 	}, httpMember(t, srv.URL), honest)

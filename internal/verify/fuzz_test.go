@@ -15,7 +15,7 @@ func FuzzAnswer(f *testing.F) {
 	methods := []string{"eth_getBlockByNumber", "eth_getBlockByHash", "eth_getTransactionByHash",
 		"eth_getTransactionByBlockNumberAndIndex", "eth_getTransactionReceipt", "eth_getBlockReceipts", "eth_getLogs"}
 	all := Defaults()
-	all.BlockSenders = true
+	all.TxSender, all.BlockSenders = true, true
 	f.Fuzz(func(t *testing.T, params, result string) {
 		for _, m := range methods {
 			_ = Answer(all, rule(t, m), json.RawMessage(params), json.RawMessage(result))

@@ -158,7 +158,7 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 	return upstream.PoolConfig{
 		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
 		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
-		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(),
+		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(), MethodRecheck: c.MethodRecheck,
 	}
 }
 

@@ -49,6 +49,8 @@ type Member struct {
 	// verifyFailures counts its answers that failed.
 	quarantinedUntil atomic.Int64
 	verifyFailures   atomic.Uint64
+	// lacked are the methods the member answered -32601 (methods.go).
+	lacked lackedMethods
 
 	mu        sync.Mutex
 	fails     int       // consecutive node faults
@@ -173,6 +175,9 @@ type MemberStatus struct {
 	// verification; QuarantinedUntil is when its quarantine ends.
 	VerifyFailures   uint64    `json:"verify_failures"`
 	QuarantinedUntil time.Time `json:"quarantined_until,omitzero"`
+	// UnavailableMethods are the methods it answered -32601, until their
+	// re-probe (methods.go).
+	UnavailableMethods []string `json:"unavailable_methods,omitempty"`
 }
 
 func (m *Member) status(best uint64) MemberStatus {
@@ -187,7 +192,7 @@ func (m *Member) status(best uint64) MemberStatus {
 		Name: m.Name(), Healthy: m.healthy.Load(), Head: head, Lag: lag,
 		LatencyMS: math.Round(float64(m.latency.Load())/1e4) / 100, InFlight: m.inflight.Load(),
 		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
-		VerifyFailures: m.verifyFailures.Load(),
+		VerifyFailures: m.verifyFailures.Load(), UnavailableMethods: m.lacked.list(time.Now()),
 	}
 	if until := m.quarantinedUntil.Load(); until != 0 {
 		st.QuarantinedUntil = time.Unix(0, until).UTC()

@@ -80,6 +80,9 @@ type PoolConfig struct {
 	// Quarantine is how long a member whose answer failed Verify stays
 	// out of service before it is probed back.
 	Quarantine time.Duration
+	// MethodRecheck is how long a member that answered -32601 to a
+	// method gets no more calls of it (methods.go).
+	MethodRecheck time.Duration
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -109,6 +112,9 @@ func (c PoolConfig) withDefaults() PoolConfig {
 	}
 	if c.Quarantine <= 0 {
 		c.Quarantine = DefaultQuarantine
+	}
+	if c.MethodRecheck <= 0 {
+		c.MethodRecheck = 5 * time.Minute
 	}
 	return c
 }

@@ -93,6 +93,9 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	budget := time.Now().Add(p.cfg.RetryBudget)
 	r := retry{tried: tried, ref: k.blockOf(c.Params), budget: budget}
 	r.future = p.beyondHeads(r.ref) // future.go: one attempt, its answer is the answer
+	if c.Rule != nil {
+		p.skipLacking(c.Rule.Name, r.tried) // methods.go: members that lack the method are not asked
+	}
 	var (
 		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
@@ -116,6 +119,10 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 					break
 				}
 				continue
+			}
+			if p.lacksMethod(m, c, resp) && p.untriedInService(r.tried) { // methods.go
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+				continue // a member that has the method may answer it
 			}
 			p.learn(m, k, c.Params, resp)
 			if r.future {

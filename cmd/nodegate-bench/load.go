@@ -47,7 +47,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.pidFile, "pid-file", "", "read the --pid from this `file`")
 	fs.IntVar(&f.comparePID, "compare-pid", 0, "measure this process's CPU over the --compare run")
 	fs.StringVar(&f.comparePIDFile, "compare-pid-file", "", "read the --compare-pid from this `file`")
-	fs.StringVar(&f.hashes, "hashes", "", "`file` of transaction hashes (one per line) to cycle through; default: a fresh random hash per call")
+	fs.StringVar(&f.hashes, "hashes", "", "`file` of transaction hashes (one per line) to cycle through; default: the static upstream's 4,096 transaction hashes")
 	fs.StringVar(&f.to, "call-to", bench.DefaultCallTo, "`address` called by eth_call/eth_estimateGas (and read by eth_getStorageAt)")
 	fs.StringVar(&f.from, "call-from", bench.DefaultCallFrom, "`address` sending eth_call/eth_estimateGas")
 	fs.StringVar(&f.data, "call-data", bench.DefaultCallData, "`hex` call data of eth_call/eth_estimateGas")

@@ -10,8 +10,8 @@ import (
 
 const staticHeader = `Usage: nodegate-bench static [--listen ADDR]
 
-Serves a static JSON-RPC upstream: fixed answers (a ~1 KB transaction object for
-eth_getTransactionByHash, a 32-byte word for eth_call, ...), each request's id echoed,
+Serves a static JSON-RPC upstream: a real chain's answers (4,096 signed ~1 KB transactions
+by hash for eth_getTransactionByHash, a 32-byte word for eth_call, ...), each request's id echoed,
 batches answered call by call. Put nodegate in front of it (--upstream) to measure the
 gateway's own cost. Prints "static upstream listening on http://ADDR".
 

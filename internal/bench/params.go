@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"regexp"
@@ -14,8 +13,10 @@ import (
 // Target says what the generated calls refer to.
 type Target struct {
 	// Hashes are transaction hashes to cycle through; when empty, every
-	// hash call gets a fresh random hash (distinct params, so that no cache
-	// can answer and the node does a real lookup).
+	// hash call gets the next of the static upstream's transaction hashes
+	// (StaticHashes, distinct over StaticTxCount calls: the static upstream answers each with its
+	// transaction, never final, so that no cache answers it; any other
+	// node does a real lookup of a hash it does not have).
 	Hashes []string
 	// CallTo, CallFrom and CallData make the eth_call / eth_estimateGas
 	// call object and the eth_getStorageAt address.
@@ -31,17 +32,17 @@ const (
 )
 
 // paramFuncs appends the params array of a method.
-var paramFuncs = map[string]func(buf []byte, t *Target, n uint64, r *rng) []byte{
+var paramFuncs = map[string]func(buf []byte, t *Target, n uint64) []byte{
 	"eth_getTransactionByHash":  hashParams,
 	"eth_getTransactionReceipt": hashParams,
-	"eth_call": func(buf []byte, t *Target, _ uint64, _ *rng) []byte {
+	"eth_call": func(buf []byte, t *Target, _ uint64) []byte {
 		buf = callObject(append(buf, '['), t)
 		return append(buf, `,"latest"]`...)
 	},
-	"eth_estimateGas": func(buf []byte, t *Target, _ uint64, _ *rng) []byte {
+	"eth_estimateGas": func(buf []byte, t *Target, _ uint64) []byte {
 		return append(callObject(append(buf, '['), t), ']')
 	},
-	"eth_getStorageAt": func(buf []byte, t *Target, _ uint64, _ *rng) []byte {
+	"eth_getStorageAt": func(buf []byte, t *Target, _ uint64) []byte {
 		return append(append(append(buf, `["`...), t.CallTo...), `","0x0","latest"]`...)
 	},
 	"eth_blockNumber": emptyParams,
@@ -64,17 +65,15 @@ func supportedMethods() []string {
 	return names
 }
 
-func emptyParams(buf []byte, _ *Target, _ uint64, _ *rng) []byte { return append(buf, "[]"...) }
+func emptyParams(buf []byte, _ *Target, _ uint64) []byte { return append(buf, "[]"...) }
 
-func hashParams(buf []byte, t *Target, n uint64, r *rng) []byte {
+func hashParams(buf []byte, t *Target, n uint64) []byte {
 	buf = append(buf, `["`...)
 	if len(t.Hashes) > 0 {
 		buf = append(buf, t.Hashes[n%uint64(len(t.Hashes))]...)
 	} else {
-		buf = append(buf, "0x"...)
-		var h [32]byte
-		r.fill(h[:])
-		buf = hex.AppendEncode(buf, h[:])
+		hashes := StaticHashes()
+		buf = append(buf, hashes[n%uint64(len(hashes))]...)
 	}
 	return append(buf, `"]`...)
 }
@@ -90,13 +89,13 @@ func callObject(buf []byte, t *Target) []byte {
 }
 
 // appendRequest appends one request envelope for call n.
-func appendRequest(buf []byte, id uint64, method string, t *Target, n uint64, r *rng) []byte {
+func appendRequest(buf []byte, id uint64, method string, t *Target, n uint64) []byte {
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 	buf = strconv.AppendUint(buf, id, 10)
 	buf = append(buf, `,"method":"`...)
 	buf = append(buf, method...)
 	buf = append(buf, `","params":`...)
-	buf = paramFuncs[method](buf, t, n, r)
+	buf = paramFuncs[method](buf, t, n)
 	return append(buf, '}')
 }
 
@@ -152,26 +151,4 @@ func ReadHashes(path string) ([]string, error) {
 		return nil, fmt.Errorf("hashes %s: no hash in the file", path)
 	}
 	return out, nil
-}
-
-// rng is a small per-worker generator (splitmix64): random hashes need to
-// be distinct, not secret, and a shared or crypto source would cost more
-// than the call being measured.
-type rng struct{ s uint64 }
-
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-func (r *rng) fill(b []byte) {
-	for i := 0; i < len(b); i += 8 {
-		v := r.next()
-		for j := 0; j < 8 && i+j < len(b); j++ {
-			b[i+j] = byte(v >> (8 * j))
-		}
-	}
 }

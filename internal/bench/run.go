@@ -123,7 +123,6 @@ type worker struct {
 	errs  Errors
 	calls int64
 	body  []byte
-	rng   rng
 }
 
 func drive(ctx context.Context, cl *client, cfg Config) (*Result, error) {
@@ -139,14 +138,13 @@ func drive(ctx context.Context, cl *client, cfg Config) (*Result, error) {
 		defer cancel()
 	}
 	workers := make([]*worker, cfg.Concurrency)
-	seed := uint64(time.Now().UnixNano())
 	cpu0, err := startCPU(cfg.PID)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	for i := range workers {
-		w := &worker{rng: rng{s: seed + uint64(i)*0x632be59bd9b4e019}}
+		w := &worker{}
 		w.lat = make([]time.Duration, 0, 4096)
 		workers[i] = w
 		wg.Go(func() {
@@ -155,7 +153,7 @@ func drive(ctx context.Context, cl *client, cfg Config) (*Result, error) {
 					return
 				}
 				first := callSeq.Add(uint64(cfg.Batch)) - uint64(cfg.Batch)
-				w.body = buildBody(w.body[:0], &cfg, first, &w.rng)
+				w.body = buildBody(w.body[:0], &cfg, first)
 				t0 := time.Now()
 				n, err := cl.do(runCtx, w.body, cfg.Batch)
 				d := time.Since(t0)
@@ -176,9 +174,9 @@ func drive(ctx context.Context, cl *client, cfg Config) (*Result, error) {
 }
 
 // buildBody makes the request body: one call, or a batch of cfg.Batch calls.
-func buildBody(buf []byte, cfg *Config, first uint64, r *rng) []byte {
+func buildBody(buf []byte, cfg *Config, first uint64) []byte {
 	if cfg.Batch == 1 {
-		return appendRequest(buf, first+1, cfg.Mix.Pick(first), &cfg.Target, first, r)
+		return appendRequest(buf, first+1, cfg.Mix.Pick(first), &cfg.Target, first)
 	}
 	buf = append(buf, '[')
 	for i := range uint64(cfg.Batch) {
@@ -186,7 +184,7 @@ func buildBody(buf []byte, cfg *Config, first uint64, r *rng) []byte {
 			buf = append(buf, ',')
 		}
 		n := first + i
-		buf = appendRequest(buf, n+1, cfg.Mix.Pick(n), &cfg.Target, n, r)
+		buf = appendRequest(buf, n+1, cfg.Mix.Pick(n), &cfg.Target, n)
 	}
 	return append(buf, ']')
 }

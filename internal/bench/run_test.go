@@ -32,10 +32,15 @@ func TestStaticAnswers(t *testing.T) {
 		name, body string
 		check      func(t *testing.T, out []byte)
 	}{
-		{"transaction", `{"jsonrpc":"2.0","id":"a-1","method":"eth_getTransactionByHash","params":["0x00"]}`, func(t *testing.T, out []byte) {
+		{"transaction", `{"jsonrpc":"2.0","id":"a-1","method":"eth_getTransactionByHash","params":["` + StaticHashes()[7] + `"]}`, func(t *testing.T, out []byte) {
 			id, r, err := jsonrpc.DecodeResponse(out)
 			if err != nil || string(id) != `"a-1"` || r.Err != nil || len(r.Result) < 900 || !json.Valid(r.Result) {
 				t.Errorf("answer %.120s (id %s, %d result bytes)", out, id, len(r.Result))
+			}
+		}},
+		{"unknown transaction", `{"jsonrpc":"2.0","id":3,"method":"eth_getTransactionByHash","params":["0x00"]}`, func(t *testing.T, out []byte) {
+			if _, r, _ := jsonrpc.DecodeResponse(out); r.Err != nil || string(r.Result) != "null" {
+				t.Errorf("got %s, want null", out)
 			}
 		}},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[]},{"jsonrpc":"2.0","id":0,"method":"eth_chainId","params":[]}]`, func(t *testing.T, out []byte) {

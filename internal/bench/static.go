@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,33 +14,19 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// staticTx is a realistic EIP-1559 transaction object of about 1 KB (an
-// ERC-20 transfer-sized input plus padding as real calldata would carry).
-var staticTx = `{"blockHash":"0x1d59ff54b1eb26b013ce3cb5fc9dab3705b415a67127a003c3e61eb445bb8df2","blockNumber":"0x5daf3b","from":"0xa7d9ddbe1f17865597fbd27ec712455208b6b76d","gas":"0xc350","gasPrice":"0x4a817c800","maxFeePerGas":"0x9502f9000","maxPriorityFeePerGas":"0x3b9aca00","hash":"0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b","input":"0xa9059cbb000000000000000000000000f02c1c8e6114b1dbe8937a39260b5b0a374432bb00000000000000000000000000000000000000000000000000000000000f42400000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000","nonce":"0x15","to":"0xf02c1c8e6114b1dbe8937a39260b5b0a374432bb","transactionIndex":"0x41","value":"0x0","type":"0x2","accessList":[],"chainId":"0x1","v":"0x1","r":"0x2a378831cf81d99a3f06a18ae1b6ca366817ab4d88a70053c41d7a8f0368e031","s":"0x450d831a05b6e418724436c05c155e0a1b7b921015d0fbc2f667aed709ac4fb5","yParity":"0x1"}`
-
-var staticReceipt = `{"blockHash":"0x1d59ff54b1eb26b013ce3cb5fc9dab3705b415a67127a003c3e61eb445bb8df2","blockNumber":"0x5daf3b","contractAddress":null,"cumulativeGasUsed":"0x33bc","effectiveGasPrice":"0x4a817c800","from":"0xa7d9ddbe1f17865597fbd27ec712455208b6b76d","gasUsed":"0x4dc","logs":[],"logsBloom":"0x` + strings.Repeat("0", 512) + `","status":"0x1","to":"0xf02c1c8e6114b1dbe8937a39260b5b0a374432bb","transactionHash":"0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b","transactionIndex":"0x41","type":"0x2"}`
-
 const word = `"0x000000000000000000000000000000000000000000000000000000000000002a"`
 
-// staticResults are the fixed answers of the static upstream, by method.
+// staticResults are the fixed answers of the static upstream, by method;
+// the transactions, receipts and blocks are the static chain's
+// (staticchain.go), answered by what each call names.
 var staticResults = map[string]jsonrpc.Response{
-	"eth_getTransactionByHash":                {Result: []byte(staticTx)},
-	"eth_getTransactionByBlockHashAndIndex":   {Result: []byte(staticTx)},
-	"eth_getTransactionByBlockNumberAndIndex": {Result: []byte(staticTx)},
-	"eth_getTransactionReceipt":               {Result: []byte(staticReceipt)},
-	"eth_call":                                {Result: []byte(word)},
-	"eth_getStorageAt":                        {Result: []byte(word)},
-	"eth_estimateGas":                         {Result: []byte(`"0x5208"`)},
-	"eth_blockNumber":                         {Result: []byte(`"0x5daf3b"`)},
-	"eth_chainId":                             {Result: []byte(`"0x539"`)},
-	"net_version":                             {Result: []byte(`"1337"`)},
-	// Every tag names the same block, the head, which is final: so that a
-	// gateway can know what is final (the transaction above is in it).
-	"eth_getBlockByNumber": {Result: []byte(staticBlock)},
+	"eth_call":         {Result: []byte(word)},
+	"eth_getStorageAt": {Result: []byte(word)},
+	"eth_estimateGas":  {Result: []byte(`"0x5208"`)},
+	"eth_blockNumber":  {Result: []byte(fmt.Sprintf(`"0x%x"`, StaticHead))},
+	"eth_chainId":      {Result: []byte(fmt.Sprintf(`"0x%x"`, staticChainID))},
+	"net_version":      {Result: []byte(fmt.Sprint(staticChainID))},
 }
-
-// staticBlock is the head block (also the finalized one), without transactions.
-const staticBlock = `{"number":"0x5daf3b","hash":"0x1d59ff54b1eb26b013ce3cb5fc9dab3705b415a67127a003c3e61eb445bb8df2","parentHash":"0x0000000000000000000000000000000000000000000000000000000000000001","gasLimit":"0x1c9c380","gasUsed":"0x5208","timestamp":"0x6553f100","baseFeePerGas":"0x7","transactions":[]}`
 
 // StaticCounts are what the static upstream has served: HTTP requests and
 // the calls in them (a batch counts its calls), for upstream-calls-per-client-call
@@ -115,6 +100,9 @@ func staticResponse(m *jsonrpc.Message) *jsonrpc.Response {
 	}
 	if r, ok := staticResults[m.Req.Method]; ok {
 		return &r
+	}
+	if result, ok := staticChainAnswer(m.Req.Method, m.Req.Params); ok {
+		return &jsonrpc.Response{Result: result}
 	}
 	return jsonrpc.ErrorResponse(jsonrpc.ErrMethodNotFound(m.Req.Method))
 }

@@ -46,6 +46,8 @@ type Network struct {
 	IdempotentMethods []string `yaml:"idempotent_methods"`
 	// Cache keeps answers that can no longer change (docs/cache.md).
 	Cache Cache `yaml:"cache"`
+	// Verify turns the checks of answers on or off (docs/pools.md).
+	Verify Verify `yaml:"verify"`
 }
 
 // Cache configures a network's cache of final answers.
@@ -125,6 +127,9 @@ type Pool struct {
 	// BroadcastWrites sends each signed transaction to every node in
 	// service, not to one (default on; docs/pools.md).
 	BroadcastWrites *bool `yaml:"broadcast_writes"`
+	// MethodRecheck is how long a node that answered -32601 to a method
+	// gets no more calls of it, before it is asked again (5m).
+	MethodRecheck time.Duration `yaml:"method_recheck"`
 }
 
 // Broadcasts reports whether signed transactions go to every node (default: yes).
@@ -250,12 +255,13 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 	if n.Pool.MaxAttempts < 0 || n.Pool.FailThreshold < 0 {
 		bad(path+".pool", "counts must not be negative")
 	}
-	for _, d := range []time.Duration{n.Pool.RetryBudget, n.Pool.AttemptTimeout, n.Pool.HeadInterval, n.Pool.ProbeInterval, n.Pool.HeadWait} {
+	for _, d := range []time.Duration{n.Pool.RetryBudget, n.Pool.AttemptTimeout, n.Pool.HeadInterval, n.Pool.ProbeInterval, n.Pool.HeadWait, n.Pool.MethodRecheck} {
 		if d < 0 {
 			bad(path+".pool", "durations must not be negative")
 			break
 		}
 	}
+	n.Verify.validate(path, bad)
 }
 
 func nodeURL(s string) bool {

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidateNetworks(t *testing.T) {
@@ -26,6 +27,9 @@ func TestValidateNetworks(t *testing.T) {
 		{"two embedded evm", []Network{{Name: "a", Upstreams: []Upstream{{URL: "embedded"}}}, {Name: "b", Hosts: []string{"b.example.com"}, Upstreams: []Upstream{{URL: "embedded"}}}}, "one per process"},
 		{"listen clash", []Network{{Name: "a", Listen: "127.0.0.1:8545", Upstreams: []Upstream{{URL: "embedded"}}}}, "is also used by listen"},
 		{"no upstream", []Network{{Name: "a"}}, "at least one upstream"},
+		{"negative quarantine", []Network{{Name: "a", Upstreams: []Upstream{{URL: "embedded"}}, Verify: Verify{Quarantine: -time.Second}}}, "networks[0].verify.quarantine"},
+		{"quarantine over a day", []Network{{Name: "a", Upstreams: []Upstream{{URL: "embedded"}}, Verify: Verify{Quarantine: 25 * time.Hour}}}, "networks[0].verify.quarantine"},
+		{"quarantine", []Network{{Name: "a", Upstreams: []Upstream{{URL: "embedded"}}, Verify: Verify{Quarantine: time.Minute}}}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ var EVM = Family{
 	Versions:         func(config.Network) []string { return nil },
 	Member:           evmMember,
 	Stages:           evmStages,
+	Verify:           evmVerify,
 }
 
 // quantityChainID is an eth_chainId answer (a hex quantity) in decimal.

@@ -2,6 +2,7 @@ package family
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/config"
@@ -51,6 +52,9 @@ type Family struct {
 	// Stages are the family's pipeline stages for nc, each holding what it
 	// needs; pool is the network's.
 	Stages func(ctx context.Context, e Embedded, nc config.Network, pool *upstream.Pool) ([]pipeline.Stage, error)
+	// Verify, when set, is the check of members' answers on nc
+	// (upstream.PoolConfig.Verify; nil: answers are not checked).
+	Verify func(nc config.Network) func(upstream.Call, json.RawMessage) error
 }
 
 // Embedded is what the process running the networks gives a family's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/nodegate/nodegate/internal/bench"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -85,9 +86,12 @@ func New(dir string, n *pipeline.Network, team keys.Plan) (s *ingress.Server, cl
 	return s, closeAll, nil
 }
 
-// HashBodies are n distinct eth_getTransactionByHash requests, each a
-// batch of batch calls when batch > 1.
+// HashBodies are n eth_getTransactionByHash requests, each a batch of
+// batch calls when batch > 1, asking for the load tool's static upstream's
+// transactions (bench.StaticHashes: distinct over bench.StaticTxCount
+// calls), which it answers with real signed transactions.
 func HashBodies(n, batch int) [][]byte {
+	hashes := bench.StaticHashes()
 	out := make([][]byte, n)
 	for i := range out {
 		var buf bytes.Buffer
@@ -98,7 +102,7 @@ func HashBodies(n, batch int) [][]byte {
 			if j > 0 {
 				buf.WriteByte(',')
 			}
-			fmt.Fprintf(&buf, `{"jsonrpc":"2.0","id":%d,"method":"eth_getTransactionByHash","params":["0x%064x"]}`, j+1, i*batch+j+1)
+			fmt.Fprintf(&buf, `{"jsonrpc":"2.0","id":%d,"method":"eth_getTransactionByHash","params":["%s"]}`, j+1, hashes[(i*batch+j)%len(hashes)])
 		}
 		if batch > 1 {
 			buf.WriteByte(']')

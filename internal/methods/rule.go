@@ -77,6 +77,9 @@ type Rule struct {
 	Block                                 Block
 	Proves                                string
 	Lookup, Write, AnswersHash, Cacheable bool
+	// Answer is what the method's result is, for the checks an answer
+	// passes before it leaves (answer.go, internal/verify).
+	Answer Answer
 }
 
 // Contracts is where a method's params name contracts; the pipeline reads

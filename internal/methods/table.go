@@ -18,12 +18,12 @@ const DefaultCredits = 80
 // validated at the gateway; the rollup method belongs to the starknet family.
 var spec = []Rule{
 	{Name: "eth_getStorageAt", Args: []arg{required[common.Address](), required[StorageKey](), optionalOr[rpc.BlockNumberOrHash](latest)}, Idempotent: true, Credits: 80, Contracts: ContractsFirstParam, Block: BlockParam(2), Cacheable: true},
-	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255, Limit: LimitGetLogs, Contracts: ContractsLogFilter, LargeAnswer: true, Block: BlockLogFilter, Cacheable: true},
+	{Name: "eth_getLogs", Args: []arg{required[filters.FilterCriteria]()}, Idempotent: true, Credits: 255, Limit: LimitGetLogs, Contracts: ContractsLogFilter, LargeAnswer: true, Block: BlockLogFilter, Cacheable: true, Answer: AnswerLogs},
 	{Name: "eth_getUncleByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80, Block: BlockParam(0), Lookup: true, Cacheable: true},
-	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true},
-	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80, Block: BlockParam(0), Lookup: true, Proves: "blockNumber", Cacheable: true},
-	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true},
-	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true},
+	{Name: "eth_getTransactionByBlockHashAndIndex", Args: []arg{required[common.Hash](), required[hexutil.Uint]()}, Idempotent: true, Failover: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true, Answer: AnswerTxInBlock},
+	{Name: "eth_getTransactionByBlockNumberAndIndex", Args: []arg{required[rpc.BlockNumber](), required[hexutil.Uint]()}, Idempotent: true, Credits: 80, Block: BlockParam(0), Lookup: true, Proves: "blockNumber", Cacheable: true, Answer: AnswerTxInBlock},
+	{Name: "eth_getTransactionByHash", Args: []arg{required[common.Hash]()}, Idempotent: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true, Answer: AnswerTxByHash},
+	{Name: "eth_getTransactionReceipt", Args: []arg{required[common.Hash]()}, Idempotent: true, Failover: true, Credits: 80, Lookup: true, Proves: "blockNumber", Cacheable: true, Answer: AnswerReceipt},
 	{Name: "eth_estimateGas", Args: []arg{required[CallArgs](), optionalOr[rpc.BlockNumberOrHash](latest), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Credits: 300, Limit: LimitGasCap, Gas: GasEstimated, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}, Block: BlockParam(1)},
 	{Name: "eth_call", Args: []arg{required[CallArgs](), required[rpc.BlockNumberOrHash](), optional[override.StateOverride](), optional[override.BlockOverrides]()}, Idempotent: true, Failover: true, Credits: 80, Limit: LimitGasCap, Gas: GasNodeCap, Executes: true, Contracts: ContractsCallTo, Overrides: []int{2, 3}, Block: BlockParam(1), Cacheable: true},
 	{Name: "rollup_pendingTransactions", Family: FamilyStarknet, Args: noArgs, Idempotent: true, Credits: 80},

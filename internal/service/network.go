@@ -63,6 +63,10 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	pcfg.TrackFinalized = caches // the cache keeps only what is final
 	pcfg.ChainIDMethod, pcfg.NumericChainID, pcfg.ChainID = fam.ChainIDMethod, fam.NumericChainID, nc.ChainID
 	pcfg.NormalizeChainID = fam.NormalizeChainID
+	if fam.Verify != nil {
+		pcfg.Verify = fam.Verify(nc) // answers checked before they leave (docs/pools.md)
+	}
+	pcfg.Quarantine = nc.Verify.Quarantine
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	if s.Fleet != nil && version == "" {
 		pool.ShareHeads(s.Fleet.Join(nc.Name, pool))
@@ -92,9 +96,10 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 			}
 			partners = append(partners, upstream.MemberConfig{Upstream: u, Name: pc.Name})
 		}
-		pcfg := poolConfig(nc.Pool)
-		pcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
-		n.Partners = upstream.NewPool(nc.Name+"-partners", pcfg, partners...)
+		ppcfg := poolConfig(nc.Pool)
+		ppcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
+		ppcfg.Verify, ppcfg.Quarantine = pcfg.Verify, pcfg.Quarantine
+		n.Partners = upstream.NewPool(nc.Name+"-partners", ppcfg, partners...)
 	}
 	stages, err := fam.Stages(ctx, embedded, nc, pool)
 	if err != nil {
@@ -139,6 +144,9 @@ func (s *Service) watch(n *pipeline.Network) {
 			s.Metrics.UpstreamUp.WithLabelValues(n.Name, member).Set(up)
 			s.Metrics.UpstreamChanges.WithLabelValues(n.Name, member, state).Inc()
 		}
+		p.OnVerifyFailed = func(member, check string) {
+			s.Metrics.VerifyFailures.WithLabelValues(n.Name, member, check).Inc()
+		}
 		p.Start(context.Background())
 		for _, st := range p.Status() {
 			up := 0.0
@@ -154,7 +162,7 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 	return upstream.PoolConfig{
 		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
 		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
-		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(),
+		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(), MethodRecheck: c.MethodRecheck,
 	}
 }
 

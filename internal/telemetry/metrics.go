@@ -22,6 +22,9 @@ type Registry struct {
 	UpstreamChanges *prometheus.CounterVec
 	// Unavailable counts calls answered "upstream unavailable".
 	Unavailable *prometheus.CounterVec
+	// VerifyFailures counts upstream answers that failed a check
+	// (docs/pools.md, "Answers verified before they leave").
+	VerifyFailures *prometheus.CounterVec
 
 	// Requests counts calls by network, method label, outcome code and
 	// plan; RequestDuration is each call's time in the pipeline. Record
@@ -56,6 +59,9 @@ func New() *Registry {
 		UpstreamChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "nodegate_upstream_state_changes_total", Help: "Upstreams going out of service (state=down) or back (state=up).",
 		}, []string{"network", "upstream", "state"}),
+		VerifyFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_upstream_verify_failures_total", Help: "Upstream answers that failed verification, by the check that failed (the upstream is quarantined).",
+		}, []string{"network", "upstream", "check"}),
 		Unavailable: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "nodegate_upstream_unavailable_total", Help: "Calls answered 'upstream unavailable' (no node and no failover could answer).",
 		}, []string{"network", "method"}),
@@ -75,7 +81,7 @@ func New() *Registry {
 			Name: "nodegate_upstream_errors_total", Help: "Failed attempts on an upstream, by class (timeout, connect, http_5xx, http_429, http_status, bad_response, node_fault, cancelled, other).",
 		}, []string{"network", "upstream", "class"}),
 	}
-	r.reg.MustRegister(r.Failover, r.UpstreamUp, r.UpstreamChanges, r.Unavailable,
+	r.reg.MustRegister(r.Failover, r.UpstreamUp, r.UpstreamChanges, r.Unavailable, r.VerifyFailures,
 		r.Requests, r.RequestDuration, r.InFlight, r.UpstreamDuration, r.UpstreamErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.calls.init()

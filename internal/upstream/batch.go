@@ -113,6 +113,9 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		if IsNodeFaultAnswer(resp.Err) {
 			return true // a lagging node's answer: that call goes alone
 		}
+		if p.verifyAnswer(m, Call{Rule: chunk[i].Rule, Params: chunk[i].Params, Idempotent: true}, &resp) != nil {
+			return true // verify.go: m is quarantined, the call goes alone
+		}
 		k := kindOf(chunk[i].Rule)
 		p.learn(m, k, chunk[i].Params, &resp)
 		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(p.triedOnly(m), sentAt) {

@@ -31,6 +31,8 @@
 // what a method says about blocks from the rule the call carries — the
 // block a call names, a lagging member's answer, what an answer proves
 // (need.go, proof.go; the facts are methods.Rule's, never a table here) —
+// the quarantine of a member whose answer failed the family's checks
+// (PoolConfig.Verify; verify.go: what is checked is internal/verify's),
 // the sending of signed transactions to every member (broadcast.go), once
 // decoded and checked (rawtx.go), bounded per member and held in the
 // caller's count while they run (broadcast_bound.go), and

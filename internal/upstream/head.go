@@ -67,6 +67,9 @@ func (p *Pool) track(ctx context.Context, m *Member) {
 
 // poll asks m for its head; success brings it back, a failure counts as a fault.
 func (p *Pool) poll(ctx context.Context, m *Member) {
+	if p.quarantined(m) {
+		return // verify.go: probed back when its quarantine is over
+	}
 	pctx, cancel := context.WithTimeout(ctx, min(p.cfg.AttemptTimeout, 5*time.Second))
 	defer cancel()
 	b, err := p.pollHead(pctx, m)

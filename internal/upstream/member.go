@@ -53,6 +53,13 @@ type Member struct {
 	// checked: PoolConfig.Check passed since the member last came back;
 	// excluded: it failed, and the pool never chooses the member.
 	checked, excluded atomic.Bool
+	// quarantinedUntil: an answer of the member failed verification; it
+	// is not probed back before this time (unix nanoseconds; verify.go).
+	// verifyFailures counts its answers that failed.
+	quarantinedUntil atomic.Int64
+	verifyFailures   atomic.Uint64
+	// lacked are the methods the member answered -32601 (methods.go).
+	lacked lackedMethods
 
 	mu        sync.Mutex
 	fails     int       // consecutive node faults
@@ -182,6 +189,13 @@ type MemberStatus struct {
 	// PoolConfig.MaxPendingWrites pending.
 	WritesPending int64 `json:"writes_pending"`
 	WritesDropped int64 `json:"writes_dropped"`
+	// VerifyFailures counts the member's answers that failed
+	// verification; QuarantinedUntil is when its quarantine ends.
+	VerifyFailures   uint64    `json:"verify_failures"`
+	QuarantinedUntil time.Time `json:"quarantined_until,omitzero"`
+	// UnavailableMethods are the methods it answered -32601, until their
+	// re-probe (methods.go).
+	UnavailableMethods []string `json:"unavailable_methods,omitempty"`
 }
 
 func (m *Member) status(best uint64) MemberStatus {
@@ -192,10 +206,15 @@ func (m *Member) status(best uint64) MemberStatus {
 	if best > head {
 		lag = best - head
 	}
-	return MemberStatus{
+	st := MemberStatus{
 		Name: m.Name(), Healthy: m.healthy.Load(), Head: head, Lag: lag,
 		LatencyMS: math.Round(float64(m.latency.Load())/1e4) / 100, InFlight: m.inflight.Load(),
 		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
 		WritesPending: m.writes.pending.Load(), WritesDropped: m.writes.dropped.Load(),
+		VerifyFailures: m.verifyFailures.Load(), UnavailableMethods: m.lacked.list(time.Now()),
 	}
+	if until := m.quarantinedUntil.Load(); until != 0 {
+		st.QuarantinedUntil = time.Unix(0, until).UTC()
+	}
+	return st
 }

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -80,6 +81,18 @@ type PoolConfig struct {
 	// network's chain). An error keeps the member out, never chosen, with
 	// the error as its reason, until a later check passes.
 	Check func(ctx context.Context, m *Member) error
+	// Verify, when set, checks a member's answer (its result) to a call
+	// with a rule before it leaves: an error quarantines the member and
+	// the call is tried on another (verify.go; the family's checks,
+	// internal/verify for EVM networks). An error that names its check
+	// implements FailedCheck.
+	Verify func(c Call, result json.RawMessage) error
+	// Quarantine is how long a member whose answer failed Verify stays
+	// out of service before it is probed back.
+	Quarantine time.Duration
+	// MethodRecheck is how long a member that answered -32601 to a
+	// method gets no more calls of it (methods.go).
+	MethodRecheck time.Duration
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -106,6 +119,12 @@ func (c PoolConfig) withDefaults() PoolConfig {
 	}
 	if c.HeadWait <= 0 {
 		c.HeadWait = 5 * time.Second
+	}
+	if c.Quarantine <= 0 {
+		c.Quarantine = DefaultQuarantine
+	}
+	if c.MethodRecheck <= 0 {
+		c.MethodRecheck = 5 * time.Minute
 	}
 	return c
 }
@@ -160,9 +179,16 @@ type Pool struct {
 	// canonical chain (canon.go), from and to inclusive: called on the
 	// goroutine that saw the report, outside every lock of the pool.
 	OnReorg func(from, to uint64)
+	// OnVerifyFailed, when set, is told of each answer of a member that
+	// failed verification, with the check that failed (verify.go).
+	OnVerifyFailed func(member, check string)
 	// Observer, when set, sees every attempt of Send (observe.go).
 	Observer Observer
 }
+
+// DefaultQuarantine is how long a member whose answer failed
+// verification stays out (PoolConfig.Quarantine).
+const DefaultQuarantine = time.Minute
 
 // ErrPoolUnavailable means no member could answer.
 var ErrPoolUnavailable = errors.New("no upstream could answer")

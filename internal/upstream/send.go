@@ -95,11 +95,16 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	budget := time.Now().Add(p.cfg.RetryBudget)
 	r := retry{tried: tried, ref: k.blockOf(c.Params), budget: budget}
 	r.future = p.beyondHeads(r.ref) // future.go: one attempt, its answer is the answer
+	if c.Rule != nil {
+		p.skipLacking(c.Rule.Name, r.tried) // methods.go: members that lack the method are not asked
+	}
 	var (
 		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
 		lastRaw    []byte
 		answeredBy string
+		// failedVerify: a member's answer failed verification (verify.go)
+		failedVerify bool
 	)
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
 		m := p.choose(ctx, &r)
@@ -110,6 +115,17 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		raw, resp, err := p.try(ctx, budget, m, c.Body)
 		if err == nil {
+			if p.verifyAnswer(m, c, resp) != nil { // verify.go: m is quarantined
+				failedVerify = true
+				if !c.Idempotent {
+					break
+				}
+				continue
+			}
+			if p.lacksMethod(m, c, resp) && p.untriedInService(r.tried) { // methods.go
+				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
+				continue // a member that has the method may answer it
+			}
 			if n, off := p.offCanonical(k, c.Params, resp); off {
 				// answerblock.go: m is on another branch (until its next head
 				// says otherwise); a member on the canonical one is asked.
@@ -149,6 +165,10 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	}
 	if lastAnswer != nil {
 		return lastRaw, lastAnswer, answeredBy, nil // every node says so: it is the answer
+	}
+	if failedVerify {
+		raw, resp := failedVerification()
+		return raw, resp, "", nil
 	}
 	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
 }

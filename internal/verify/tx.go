@@ -1,0 +1,146 @@
+package verify
+
+import (
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// txFields are the fields of a transaction answer that say where it is
+// and who sent it; placed: it names its block and index (not pending).
+type txFields struct {
+	Hash        common.Hash
+	From        common.Address
+	hasFrom     bool
+	BlockHash   common.Hash
+	BlockNumber uint64
+	Index       uint64
+	placed      bool
+}
+
+// readTxFields scans a transaction answer for its txFields.
+func readTxFields(raw []byte) (txFields, error) {
+	var f txFields
+	var hasHash, hasBlock, hasNumber, hasIndex bool
+	err := fields(raw, func(key, value []byte) {
+		switch string(key) {
+		case "hash":
+			f.Hash, hasHash = hashOf(value)
+		case "from":
+			f.hasFrom = hexInto(value, f.From[:])
+		case "blockHash":
+			f.BlockHash, hasBlock = hashOf(value)
+		case "blockNumber":
+			f.BlockNumber, hasNumber = quantityOf(value)
+		case "transactionIndex":
+			f.Index, hasIndex = quantityOf(value)
+		}
+	})
+	if err == nil && !hasHash {
+		err = errors.New("no hash")
+	}
+	f.placed = hasBlock && hasNumber && hasIndex
+	return f, err
+}
+
+// transaction decodes a transaction answer and checks it is whole: its
+// hash is the hash of its fields (TxHash) and its from is
+// its signer (a failure named senderCheck; "": not checked). The transaction is nil when its type is one go-ethereum
+// does not know (a rollup's deposit): only its fields are returned.
+func transaction(c Checks, raw []byte, senderCheck string) (*types.Transaction, txFields, error) {
+	f, err := readTxFields(raw)
+	if err != nil {
+		return nil, f, fail(CheckIdentity, "transaction is not a JSON transaction: %v", err)
+	}
+	if !c.TxHash && senderCheck == "" && !c.TransactionsRoot {
+		return nil, f, nil
+	}
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalJSON(raw); err != nil {
+		if errors.Is(err, types.ErrTxTypeNotSupported) {
+			return nil, f, nil
+		}
+		return nil, f, fail(CheckTxHash, "transaction %s does not decode: %v", f.Hash, err)
+	}
+	if c.TxHash {
+		if got := tx.Hash(); got != f.Hash {
+			return nil, f, fail(CheckTxHash, "transaction says hash %s, its fields hash to %s", f.Hash, got)
+		}
+	}
+	if senderCheck != "" && f.hasFrom {
+		got, err := types.Sender(signerOf(tx), tx)
+		if err != nil {
+			return nil, f, fail(senderCheck, "transaction %s: signature does not recover: %v", f.Hash, err)
+		}
+		if got != f.From {
+			return nil, f, fail(senderCheck, "transaction %s says from %s, its signer is %s", f.Hash, f.From, got)
+		}
+	}
+	return tx, f, nil
+}
+
+// signerOf is the signer that recovers tx's sender: an unprotected legacy
+// transaction's (no chain id), else the latest for its chain id.
+func signerOf(tx *types.Transaction) types.Signer {
+	if !tx.Protected() {
+		return types.HomesteadSigner{}
+	}
+	return types.LatestSignerForChainID(tx.ChainId())
+}
+
+// inBlock checks that a transaction (or receipt) said to be in block
+// asked (by hash or number) at index i is there; mined: it must be (a
+// transaction of a block), else a pending one (no block) passes.
+func (f txFields) inBlock(asked ref, number, i uint64, mined bool) error {
+	if !f.placed {
+		if mined {
+			return fail(CheckIdentity, "transaction %s of block %d has no block or index", f.Hash, number)
+		}
+		return nil
+	}
+	switch {
+	case asked.byHash && f.BlockHash != asked.hash:
+		return fail(CheckIdentity, "transaction %s is in block %s, asked block %s", f.Hash, f.BlockHash, asked.hash)
+	case asked.byNum && f.BlockNumber != asked.number:
+		return fail(CheckIdentity, "transaction %s is in block %d, asked block %d", f.Hash, f.BlockNumber, asked.number)
+	case mined && f.BlockNumber != number:
+		return fail(CheckIdentity, "transaction %s says block %d, in block %d", f.Hash, f.BlockNumber, number)
+	case f.Index != i:
+		return fail(CheckIdentity, "transaction %s is at index %d, asked index %d", f.Hash, f.Index, i)
+	}
+	return nil
+}
+
+// txByHash checks a transaction answer to a call naming its hash.
+func txByHash(c Checks, asked ref, result []byte) error {
+	_, f, err := transaction(c, result, senderCheck(c.TxSender, CheckTxSender))
+	if err != nil {
+		return err
+	}
+	if c.Identity && asked.byHash && f.Hash != asked.hash {
+		return fail(CheckIdentity, "asked transaction %s, answered %s", asked.hash, f.Hash)
+	}
+	return nil
+}
+
+// txInBlock checks a transaction answer to a call naming its block and
+// index (ok: the index param was read).
+func txInBlock(c Checks, asked ref, i uint64, ok bool, result []byte) error {
+	if asked.pending {
+		return nil
+	}
+	_, f, err := transaction(c, result, senderCheck(c.TxSender, CheckTxSender))
+	if err != nil || !c.Identity || !ok {
+		return err
+	}
+	return f.inBlock(asked, f.BlockNumber, i, false) // a pending one (no block) passes
+}
+
+// senderCheck is name when on, else "" (no sender check).
+func senderCheck(on bool, name string) string {
+	if on {
+		return name
+	}
+	return ""
+}

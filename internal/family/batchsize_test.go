@@ -11,6 +11,7 @@ import (
 // batches only when its batch_size says so; the embedded devnet and EVM
 // nodes take the configured size (0: the pool's default).
 func TestMemberBatchSize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		family methods.Family

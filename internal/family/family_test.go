@@ -20,6 +20,7 @@ import (
 // versions it serves besides its default. A family config validation
 // admits is one of them.
 func TestFamilies(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		config         string
 		methods        methods.Family
@@ -72,6 +73,7 @@ func TestFamilies(t *testing.T) {
 // same families in the same order, each with its kind (config validates
 // against familykind.Names; the service builds from All).
 func TestKindsAreFamilies(t *testing.T) {
+	t.Parallel()
 	if len(All) != len(familykind.All) {
 		t.Fatalf("%d families, %d kinds", len(All), len(familykind.All))
 	}
@@ -92,6 +94,7 @@ func TestKindsAreFamilies(t *testing.T) {
 // them: an EVM quantity as its number, whatever its case and zeros; a
 // Starknet felt as its lowercase text.
 func TestNormalizeChainID(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		f        Family

@@ -11,6 +11,7 @@ import (
 // knows neither the service that asks it nor the wire, the keys or the
 // plans.
 func TestImportsNoCaller(t *testing.T) {
+	t.Parallel()
 	forbidden := []string{"internal/service", "internal/ingress", "internal/keys", "internal/plan", "cmd/"}
 	for file, paths := range testenv.Imports(t, ".") {
 		for _, path := range paths {

@@ -77,7 +77,7 @@ type Unbatched interface {
 
 func newMember(mc MemberConfig) *Member {
 	m := &Member{Upstream: mc.Upstream, name: mc.Name, Weight: mc.Weight, Priority: mc.Priority, BatchSize: mc.BatchSize}
-	if m.name == "" {
+	if m.name == "" && mc.Upstream != nil {
 		m.name = mc.Upstream.Name()
 	}
 	if m.Weight <= 0 {

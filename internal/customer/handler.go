@@ -268,6 +268,8 @@ func (h *Handler) routeTable() []route {
 		{"POST " + Prefix + "/keys/{id}/revoke", canManage, h.revokeKey},
 		{"GET " + Prefix + "/keys/{id}/usage", canRead, h.keyUsage},
 		{"GET " + Prefix + "/usage", canRead, h.accountUsage},
+		{"GET " + Prefix + "/usage.csv", canRead, h.accountUsageCSV},
+		{"GET " + Prefix + "/keys/{id}/usage.csv", canRead, h.keyUsageCSV},
 		{"GET " + Prefix + "/plan", canRead, h.planPage},
 		{"POST " + Prefix + "/plan/upgrade", canOwn, h.upgrade},
 		{"POST " + Prefix + "/plan/request", canOwn, h.requestCustom},

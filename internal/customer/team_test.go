@@ -53,6 +53,8 @@ var wantAccess = map[string]string{
 	"GET /dashboard/tokens":                  "read",
 	"POST /dashboard/tokens":                 "manage",
 	"POST /dashboard/tokens/{id}/revoke":     "manage",
+	"GET /dashboard/usage.csv":               "read",
+	"GET /dashboard/keys/{id}/usage.csv":     "read",
 	"GET /dashboard/alerts":                  "read",
 	"POST /dashboard/alerts":                 "manage",
 }

@@ -22,6 +22,8 @@ const (
 	ChangeMemberRole    = "member_role"
 	ChangeMemberRemoved = "member_removed"
 	ChangeAlertsChanged = "alerts_changed"
+	ChangeTokenCreated  = "token_created"
+	ChangeTokenRevoked  = "token_revoked"
 )
 
 const (

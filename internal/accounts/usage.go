@@ -116,3 +116,55 @@ func (s *Service) Usage(ctx context.Context, account, keyID string) (Usage, erro
 	})
 	return u, nil
 }
+
+// MaxUsageRecords bounds the records UsageRecords returns (the CSV
+// download): the newest days first are kept.
+const MaxUsageRecords = 100_000
+
+// UsageRecords lists the usage records of an account's keys (keyID "")
+// or of one key it owns over the last UsageDays UTC days, one row per
+// day, key, network and method, oldest day first.
+func (s *Service) UsageRecords(ctx context.Context, account, keyID string) ([]keys.UsageRow, error) {
+	since := keys.UsageDay(s.now().AddDate(0, 0, -(UsageDays - 1)))
+	where, args := "key_id IN (SELECT id FROM nodegate_keys WHERE account_id = ?)", []any{account}
+	if keyID != "" {
+		if _, err := s.Key(ctx, account, keyID); err != nil {
+			return nil, err
+		}
+		where, args = "key_id = ?", []any{keyID}
+	}
+	rows, err := s.db.DB.QueryContext(ctx, s.db.Q(`SELECT day, key_id, network, method, requests, credits,
+		errors_rate_limited, errors_daily, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node
+		FROM nodegate_usage WHERE `+where+` AND day >= ? ORDER BY day DESC, key_id, network, method LIMIT ?`), append(args, since, MaxUsageRecords)...)
+	if err != nil {
+		return nil, fmt.Errorf("read usage records: %w", err)
+	}
+	defer rows.Close()
+	out := []keys.UsageRow{}
+	for rows.Next() {
+		var r keys.UsageRow
+		e := &r.Errors
+		if err := rows.Scan(&r.Day, &r.KeyID, &r.Network, &r.Method, &r.Requests, &r.Credits,
+			&e.RateLimited, &e.Daily, &e.Invalid, &e.Forbidden, &e.Limit, &e.Upstream, &e.Node); err != nil {
+			return nil, fmt.Errorf("read usage records: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read usage records: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { // oldest day first
+		a, b := out[i], out[j]
+		if a.Day != b.Day {
+			return a.Day < b.Day
+		}
+		if a.KeyID != b.KeyID {
+			return a.KeyID < b.KeyID
+		}
+		if a.Network != b.Network {
+			return a.Network < b.Network
+		}
+		return a.Method < b.Method
+	})
+	return out, nil
+}

@@ -11,6 +11,11 @@
 // pages (html/template, embedded with their stylesheet: no script, no CDN,
 // a strict Content-Security-Policy; charts are SVG drawn on the server).
 //
+// It also serves the customers' JSON API under /dashboard/api/v1/
+// (api.go): bearer API tokens only, never a cookie, each route in one
+// table with its access, answered with the same accounts calls as the
+// pages.
+//
 // It must not hold account rules (internal/accounts does) nor key rules
 // (internal/keys does): it turns forms into their calls and their answers
 // and errors into pages.

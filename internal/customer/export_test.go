@@ -12,3 +12,12 @@ func Routes() []RouteAccess {
 	}
 	return out
 }
+
+// APIRoutes lists every route of the JSON API with its access.
+func APIRoutes() []RouteAccess {
+	var out []RouteAccess
+	for _, rt := range (&Handler{}).apiTable() {
+		out = append(out, RouteAccess{rt.pattern, rt.access.String()})
+	}
+	return out
+}

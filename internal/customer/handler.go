@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/accounts"
@@ -47,8 +48,10 @@ type Options struct {
 
 // Handler serves /dashboard/ on the client listener.
 type Handler struct {
-	opts  Options
-	mux   *http.ServeMux
+	opts Options
+	mux  *http.ServeMux
+	// api serves the JSON API (api.go): bearer tokens, never cookies.
+	api   *http.ServeMux
 	cap   *pageCap
 	pages map[string]*pageTemplate
 }
@@ -63,6 +66,7 @@ const Prefix = "/dashboard"
 func New(opts Options) *Handler {
 	h := &Handler{opts: opts, mux: http.NewServeMux(), cap: newPageCap(opts.PageRate), pages: loadPages()}
 	h.routes()
+	h.api = h.apiRoutes()
 	return h
 }
 
@@ -84,6 +88,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	secure(w)
 	if r.URL.Path == Prefix {
 		http.Redirect(w, r, Prefix+"/", http.StatusMovedPermanently)
+		return
+	}
+	if r.URL.Path == APIPrefix || strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
+		h.serveAPI(w, r) // before any cookie is read
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
@@ -158,12 +166,17 @@ func (h *Handler) now() time.Time {
 
 // storeError answers a failure of the store (never a customer's fault).
 func (h *Handler) storeError(w http.ResponseWriter, r *http.Request, err error) {
-	slog.Error("dashboard: store", "path", r.URL.Path, "err", logging.RedactURLs(err.Error())) // the page names no store
+	logStoreError(r, err)
 	v, _ := r.Context().Value(visitKey{}).(*visit)
 	if v == nil {
 		v = &visit{}
 	}
 	h.message(w, r, v, http.StatusServiceUnavailable, "Unavailable", "The service could not reach its store: try again in a moment.")
+}
+
+// logStoreError logs a store failure (the answer names no store).
+func logStoreError(r *http.Request, err error) {
+	slog.Error("dashboard: store", "path", r.URL.Path, "err", logging.RedactURLs(err.Error()))
 }
 
 // access is what a route asks of its visitor.
@@ -255,6 +268,8 @@ func (h *Handler) routeTable() []route {
 		{"POST " + Prefix + "/keys/{id}/revoke", canManage, h.revokeKey},
 		{"GET " + Prefix + "/keys/{id}/usage", canRead, h.keyUsage},
 		{"GET " + Prefix + "/usage", canRead, h.accountUsage},
+		{"GET " + Prefix + "/usage.csv", canRead, h.accountUsageCSV},
+		{"GET " + Prefix + "/keys/{id}/usage.csv", canRead, h.keyUsageCSV},
 		{"GET " + Prefix + "/plan", canRead, h.planPage},
 		{"POST " + Prefix + "/plan/upgrade", canOwn, h.upgrade},
 		{"POST " + Prefix + "/plan/request", canOwn, h.requestCustom},
@@ -265,6 +280,9 @@ func (h *Handler) routeTable() []route {
 		{"GET " + Prefix + "/audit", canRead, h.auditPage},
 		{"GET " + Prefix + "/alerts", canRead, h.alertsPage},
 		{"POST " + Prefix + "/alerts", canManage, h.setAlerts},
+		{"GET " + Prefix + "/tokens", canRead, h.tokensPage},
+		{"POST " + Prefix + "/tokens", canManage, h.createToken},
+		{"POST " + Prefix + "/tokens/{id}/revoke", canManage, h.revokeToken},
 	}
 }
 

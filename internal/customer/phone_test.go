@@ -52,7 +52,7 @@ func checkLayout(t *testing.T, ctx context.Context, width int, page string) {
 }
 
 // docShots are the screenshots docs/dashboard.md shows, per width.
-var docShots = map[int][]string{390: {"keys", "created", "key", "revoke", "usage", "plan", "members", "alerts"}, 1280: {"key", "revoke", "audit"}}
+var docShots = map[int][]string{390: {"keys", "created", "key", "revoke", "usage", "plan", "members", "alerts"}, 1280: {"key", "revoke", "audit", "tokens"}}
 
 // widthShot saves the screenshot of the page at this width when
 // docs/dashboard.md shows it.
@@ -145,6 +145,7 @@ func phoneAndDesktop(t *testing.T, ctx context.Context, s *service.Service, widt
 	visitPage(t, ctx, width, base+"/members", "members")
 	visitPage(t, ctx, width, base+"/audit", "audit")
 	visitPage(t, ctx, width, base+"/alerts", "alerts")
+	visitPage(t, ctx, width, base+"/tokens", "tokens")
 	visitPage(t, ctx, width, base+"/keys/"+keyID, "key-settings")
 	do(t, ctx, "ask to revoke", chromedp.Click(chromedp.ID("revoke")), chromedp.WaitVisible(chromedp.ID("confirm-revoke")))
 	checkLayout(t, ctx, width, "revoke")

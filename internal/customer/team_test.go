@@ -50,6 +50,11 @@ var wantAccess = map[string]string{
 	"POST /dashboard/members/{login}/role":   "own",
 	"POST /dashboard/members/{login}/remove": "own",
 	"GET /dashboard/audit":                   "read",
+	"GET /dashboard/tokens":                  "read",
+	"POST /dashboard/tokens":                 "manage",
+	"POST /dashboard/tokens/{id}/revoke":     "manage",
+	"GET /dashboard/usage.csv":               "read",
+	"GET /dashboard/keys/{id}/usage.csv":     "read",
 	"GET /dashboard/alerts":                  "read",
 	"POST /dashboard/alerts":                 "manage",
 }

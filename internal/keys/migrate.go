@@ -53,6 +53,7 @@ var migrations = [][]string{
 	6: changesSchema,   // schema_changes.go
 	7: teamSchema,      // schema_team.go
 	8: alertsSchema,    // schema_alerts.go
+	9: tokensSchema,    // schema_tokens.go
 }
 
 // SchemaVersion is the schema this nodegate writes.

@@ -148,3 +148,7 @@ func validateName(n string) error {
 func isBidiControl(r rune) bool {
 	return r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
+
+// ValidateName is validateName for other names shown on pages (API
+// tokens): the same rule, in one place.
+func ValidateName(n string) error { return validateName(n) }

@@ -47,6 +47,7 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 	if len(targets) == 0 {
 		targets = p.members // out of service is not certainly dead: try them all
 	}
+	missed := p.noteBroadcast(c.Body, targets) // resend.go: members out now get it when back
 	k := kindOf(c.Rule)
 	hash, haveHash := txHash(c.Params)
 	out := make(chan delivery, len(targets)) // buffered: senders never wait for a caller gone
@@ -56,6 +57,9 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 		go func() {
 			raw, resp, err := p.try(bg, budget, m, c.Body)
 			s := delivery{m: m, raw: raw, resp: resp, err: err}
+			if err != nil {
+				p.missedBy(missed, m)
+			}
 			if err == nil {
 				s.took = resp.Err == nil || p.holds(bg, m, resp.Err, hash, haveHash)
 			}

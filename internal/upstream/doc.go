@@ -24,7 +24,8 @@
 // block a call names, a lagging member's answer, what an answer proves
 // (need.go, proof.go; the facts are methods.Rule's, never a table here) —
 // the sending of signed transactions to every member (broadcast.go), once
-// decoded and checked (rawtx.go), and
+// decoded and checked (rawtx.go), and again to a member that missed one
+// when it is back in service (resend.go), and
 // which member push subscriptions should run on (follow.go). What is subscribed and delivered to clients belongs to
 // internal/subs.
 //

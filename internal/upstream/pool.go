@@ -136,6 +136,7 @@ type Pool struct {
 	canon      *canon      // the canonical chain by hash (canon.go)
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
+	resends    resendBook  // broadcast transactions members missed (resend.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// Observer, when set, sees every attempt of Send (observe.go).

@@ -254,24 +254,32 @@ func (c *viewClient) run(stop <-chan struct{}) {
 }
 
 // headsGaps counts, in what one newHeads client received up to head, the
-// heads missed (gaps, and short of head) and delivered more than once.
+// heads missed (gaps, and short of head) and the same block (number and
+// hash) delivered more than once. A number again with another hash is a
+// reorganisation's new head, as a node sends it (these members' chains
+// agree by number, not by hash): not a duplicate.
 func headsGaps(c *headsClient, head uint64) (missed, dup int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	got := map[uint64]int{}
-	for _, n := range c.heads {
-		got[n]++
+	type block struct {
+		n    uint64
+		hash common.Hash
+	}
+	got, seen := map[uint64]bool{}, map[block]int{}
+	for i, n := range c.heads {
+		got[n] = true
+		seen[block{n, c.hashes[i]}]++
 	}
 	if len(c.heads) == 0 {
 		return int(head), 0
 	}
 	for n := c.heads[0]; n <= head; n++ {
-		switch k := got[n]; {
-		case k == 0:
+		if !got[n] {
 			missed++
-		case k > 1:
-			dup += k - 1
 		}
+	}
+	for _, k := range seen {
+		dup += k - 1
 	}
 	return missed, dup
 }

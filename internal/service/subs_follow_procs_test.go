@@ -84,9 +84,10 @@ func nodeResult(url, method, params string) (json.RawMessage, error) {
 type headsClient struct {
 	id string
 
-	mu    sync.Mutex
-	heads []uint64
-	ids   map[string]int // subscription id → notifications
+	mu     sync.Mutex
+	heads  []uint64
+	hashes []common.Hash   // each head's hash
+	ids    map[string]int // subscription id → notifications
 	err   error
 }
 
@@ -115,7 +116,10 @@ func subscribeHeads(t *testing.T, url string) *headsClient {
 			var n struct {
 				Params struct {
 					Subscription string
-					Result       struct{ Number hexutil.Uint64 }
+					Result       struct {
+						Number hexutil.Uint64
+						Hash   common.Hash
+					}
 				}
 			}
 			if err := conn.ReadJSON(&n); err != nil {
@@ -126,6 +130,7 @@ func subscribeHeads(t *testing.T, url string) *headsClient {
 			}
 			c.mu.Lock()
 			c.heads = append(c.heads, uint64(n.Params.Result.Number))
+			c.hashes = append(c.hashes, n.Params.Result.Hash)
 			c.ids[n.Params.Subscription]++
 			c.mu.Unlock()
 		}

@@ -173,14 +173,23 @@ func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 		}
 		delete(f.logs, b.Hash)
 	}
-	for _, b := range ev.Added {
-		if heads != nil {
+	for i, b := range ev.Added {
+		if heads != nil && headSent(ev, i) {
 			f.deliverHead(heads, b)
 		}
 		if len(logStreams) > 0 {
 			f.deliverLogs(logStreams, b)
 		}
 	}
+}
+
+// headSent reports whether newHeads sends the i-th block a change added:
+// every one when the chain grew on its head (blocks a head poll skipped
+// included), only the new head after a reorganisation, as go-ethereum
+// sends only the head it sets as canonical (the blocks of the new branch
+// below it are not heads it ever had).
+func headSent(ev upstream.CanonEvent, i int) bool {
+	return len(ev.Removed) == 0 || i == len(ev.Added)-1
 }
 
 // fanoutLog hands one log, encoded once, to every logs stream it matches.

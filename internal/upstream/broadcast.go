@@ -61,6 +61,7 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 	if len(targets) == 0 {
 		return nil, nil, "", fmt.Errorf("pool %s: %w (every member has %d writes pending)", p.id, ErrPoolUnavailable, limit)
 	}
+	missed := p.noteBroadcast(c.Body, targets) // resend.go: members out now get it when back
 	k := kindOf(c.Rule)
 	hash, haveHash := txHash(c.Params)
 	out := make(chan delivery, len(targets)) // buffered: senders never wait for a caller gone
@@ -90,6 +91,9 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 			defer m.writes.done()
 			raw, resp, err := p.try(bg, budget, m, c.Body)
 			s := delivery{m: m, raw: raw, resp: resp, err: err}
+			if err != nil {
+				p.missedBy(missed, m)
+			}
 			if err == nil {
 				s.took = resp.Err == nil || p.holds(bg, m, resp.Err, hash, haveHash)
 			}

@@ -35,7 +35,8 @@
 // (PoolConfig.Verify; verify.go: what is checked is internal/verify's),
 // the sending of signed transactions to every member (broadcast.go), once
 // decoded and checked (rawtx.go), bounded per member and held in the
-// caller's count while they run (broadcast_bound.go), and
+// caller's count while they run (broadcast_bound.go), and again to a
+// member that missed one when it is back in service (resend.go), and
 // which member push subscriptions should run on (follow.go). What is subscribed and delivered to clients belongs to
 // internal/subs.
 //

@@ -46,6 +46,7 @@ func (p *Pool) Start(ctx context.Context) {
 		}
 		p.wg.Go(func() { p.track(bg, m) })
 	}
+	p.wg.Go(func() { p.resendLoop(bg) })
 }
 
 // track polls m: at HeadInterval while healthy, at ProbeInterval while out.

@@ -173,6 +173,7 @@ type Pool struct {
 	gas        gasLimit    // the head block's gas limit (gaslimit.go)
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	req        requests    // the bodies of the pool's own calls (requests.go)
+	resends    resendBook  // broadcast transactions members missed (resend.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// OnReorg, when set, is told the heights whose blocks left the

@@ -31,6 +31,8 @@ type page struct {
 var funcs = template.FuncMap{
 	"join":    strings.Join,
 	"lines":   func(l []string) string { return strings.Join(l, "\n") },
+	// rateLines shows a key's method rates as METHOD=CALLS lines.
+	"rateLines": methodRateLines,
 	"credits": formatInt,
 	"rate":    formatRate,
 	// refused and failed sum a usage row's refusals and its other errors.

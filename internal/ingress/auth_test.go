@@ -24,8 +24,8 @@ type fixture struct {
 	url string
 	// handler is the server's, for benchmarks that skip the network.
 	handler http.Handler
-	mgr   *keys.Manager
-	cache *keys.Cache
+	mgr     *keys.Manager
+	cache   *keys.Cache
 }
 
 func newFixture(t *testing.T) *fixture {

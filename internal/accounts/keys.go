@@ -52,9 +52,7 @@ func (s *Service) UpdateKey(ctx context.Context, account, id string, p keys.Patc
 	if p.Plan != nil {
 		return keys.Updated{}, inputf("plan: a key has its account's plan")
 	}
-	if p.RatePerSecond != nil || p.DailyCredits != nil {
-		return keys.Updated{}, inputf("limits: a key's own limits are set by the operator")
-	}
+	p.WithinPlan = true // a customer's own limits may only lower the plan's
 	if _, err := s.Key(ctx, account, id); err != nil {
 		return keys.Updated{}, err
 	}

@@ -257,12 +257,18 @@ func (h *Handler) updateKey(w http.ResponseWriter, r *http.Request, v *visit) {
 		return
 	}
 	patch, ok := patchOf(r)
+	var err error
+	if !ok {
+		patch, ok, err = securityPatchOf(r, rec)
+	}
 	if !ok {
 		h.message(w, r, v, http.StatusBadRequest, "Refused", "action: unknown form action")
 		return
 	}
 	var u keys.Updated
-	err := h.checkNetworks(r, r.PostForm["network"])
+	if err == nil {
+		err = h.checkNetworks(r, r.PostForm["network"])
+	}
 	if err == nil {
 		u, err = h.opts.Accounts.UpdateKey(r.Context(), v.sess.Account.ID, rec.ID, patch)
 	}

@@ -33,10 +33,12 @@ type page struct {
 }
 
 var funcs = template.FuncMap{
-	"join":    strings.Join,
-	"lines":   func(l []string) string { return strings.Join(l, "\n") },
-	"credits": formatInt,
-	"rate":    formatRate,
+	"join":  strings.Join,
+	"lines": func(l []string) string { return strings.Join(l, "\n") },
+	// rateLines shows a key's method rates as METHOD=CALLS lines.
+	"rateLines": methodRateLines,
+	"credits":   formatInt,
+	"rate":      formatRate,
 	// refused and failed sum a usage row's refusals and its other errors.
 	"refused": func(e keys.UsageErrors) int64 { return e.RateLimited + e.Daily + e.Forbidden + e.Limit },
 	"failed":  func(e keys.UsageErrors) int64 { return e.Invalid + e.Upstream + e.Node },

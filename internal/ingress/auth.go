@@ -70,14 +70,21 @@ func (s *Server) requestOf(r *http.Request, withAddr bool) keys.Request {
 // message says what was wrong), 403 for the allowlists.
 func admitKey(k *keys.Key, req keys.Request) (keys.Admission, *jsonrpc.Error) {
 	a, err := k.Admit(req)
+	if err != nil {
+		return a, refusalOf(err)
+	}
+	return a, nil
+}
+
+// refusalOf is the answer to a refusal of Admit (apart, so that an
+// admitted request allocates nothing for the error it did not have).
+func refusalOf(err error) *jsonrpc.Error {
 	var te *keys.TokenError
 	switch {
-	case err == nil:
-		return a, nil
 	case errors.Is(err, keys.ErrBadSecret):
-		return a, jsonrpc.ErrUnauthorized("invalid API key or secret")
+		return jsonrpc.ErrUnauthorized("invalid API key or secret")
 	case errors.As(err, &te):
-		return a, jsonrpc.ErrUnauthorized(te.Msg)
+		return jsonrpc.ErrUnauthorized(te.Msg)
 	}
-	return a, jsonrpc.ErrForbidden()
+	return jsonrpc.ErrForbidden()
 }

@@ -21,9 +21,11 @@ import (
 // fixture is an ingress on a real HTTP server, keys in a real SQLite file,
 // and an upstream that answers every call with "0x1".
 type fixture struct {
-	url   string
-	mgr   *keys.Manager
-	cache *keys.Cache
+	url string
+	// handler is the server's, for benchmarks that skip the network.
+	handler http.Handler
+	mgr     *keys.Manager
+	cache   *keys.Cache
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -33,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 
 // newFixtureWith is newFixture with the key cache's options (its Poll is
 // the fixture's) and the server's trusted proxies.
-func newFixtureWith(t *testing.T, opts keys.CacheOptions, trusted TrustedProxies) *fixture {
+func newFixtureWith(t testing.TB, opts keys.CacheOptions, trusted TrustedProxies) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	store, err := keys.OpenSQLite(ctx, filepath.Join(t.TempDir(), "keys.db"))
@@ -58,13 +60,14 @@ func newFixtureWith(t *testing.T, opts keys.CacheOptions, trusted TrustedProxies
 		TrustedProxies: trusted,
 	}
 	srv.SetReady(true)
-	hs := httptest.NewServer(srv.Handler())
+	h := srv.Handler()
+	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	return &fixture{url: hs.URL, mgr: &keys.Manager{Store: store, Plans: keyconfig.Defaults()}, cache: cache}
+	return &fixture{url: hs.URL, handler: h, mgr: &keys.Manager{Store: store, Plans: keyconfig.Defaults()}, cache: cache}
 }
 
 // key creates a key with settings and waits until the ingress sees it.
-func (f *fixture) key(t *testing.T, p keys.CreateParams) keys.Created {
+func (f *fixture) key(t testing.TB, p keys.CreateParams) keys.Created {
 	t.Helper()
 	if p.Plan == "" {
 		p.Plan = config.PlanTeam

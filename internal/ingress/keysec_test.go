@@ -1,12 +1,14 @@
 package ingress
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
@@ -145,7 +147,7 @@ type tokenSigner struct {
 	pub  string
 }
 
-func newTokenSigner(t *testing.T) tokenSigner {
+func newTokenSigner(t testing.TB) tokenSigner {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -158,7 +160,7 @@ func newTokenSigner(t *testing.T) tokenSigner {
 	return tokenSigner{priv: k, pub: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}
 }
 
-func (s tokenSigner) bearer(t *testing.T, claims jwt.MapClaims) string {
+func (s tokenSigner) bearer(t testing.TB, claims jwt.MapClaims) string {
 	t.Helper()
 	tok := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
 	tok.Header["kid"] = "ci"
@@ -245,3 +247,68 @@ func TestJWTOnWebSocketUpgrade(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// BenchmarkKeySecurity is one HTTP request through the server's handler
+// (no network) for a key without public keys nor address list, and for
+// one that requires a JWT (its verdict cached after the first request):
+// the difference in allocations is the token check's.
+func BenchmarkKeySecurity(b *testing.B) {
+	f := newFixtureWith(b, keys.CacheOptions{Tokens: keys.TokenOptions{Audience: fixtureAudience}}, nil)
+	s := newTokenSigner(b)
+	plain := f.key(b, keys.CreateParams{Name: "plain"}).Key
+	withJWT := f.key(b, keys.CreateParams{Name: "jwt", Settings: keys.Patch{JWTKeys: map[string]string{"ci": s.pub}, JWTRequired: ptrTo(true)}}).Key
+	withIPs := f.key(b, keys.CreateParams{Name: "ips", Settings: keys.Patch{AllowedIPs: &[]string{"192.0.2.0/24", "127.0.0.0/8"}}}).Key
+	now := time.Now()
+	auth := s.bearer(b, jwt.MapClaims{"aud": fixtureAudience, "exp": now.Add(time.Hour).Unix(), "iat": now.Unix()})
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"eth_blockNumber","params":[]}`)
+	// Every request carries the token: a key without public keys ignores it.
+	for _, tc := range []struct{ name, key, auth string }{{"plain", plain, auth}, {"jwt", withJWT, auth}, {"ips", withIPs, auth}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest(http.MethodPost, "/v3/"+tc.key, bytes.NewReader(body))
+				r.RemoteAddr = "127.0.0.1:40000"
+				r.Header.Set("Authorization", tc.auth)
+				w := httptest.NewRecorder()
+				f.handler.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// TestAdmitKeyAllocatesNothing: admitting a request costs no allocation,
+// for a key without public keys or address list and for one whose token
+// verdict is cached (an error variable kept on the heap for the refusal
+// cost every request one).
+func TestAdmitKeyAllocatesNothing(t *testing.T) {
+	f := newFixtureWith(t, keys.CacheOptions{Tokens: keys.TokenOptions{Audience: fixtureAudience}}, nil)
+	s := newTokenSigner(t)
+	now := time.Now()
+	auth := s.bearer(t, jwt.MapClaims{"aud": fixtureAudience, "exp": now.Add(time.Hour).Unix(), "iat": now.Unix()})
+	for _, tc := range []struct {
+		name  string
+		patch keys.Patch
+	}{
+		{"plain", keys.Patch{}},
+		{"jwt", keys.Patch{JWTKeys: map[string]string{"ci": s.pub}, JWTRequired: ptrTo(true)}},
+		{"ips", keys.Patch{AllowedIPs: &[]string{"127.0.0.0/8"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := f.key(t, keys.CreateParams{Name: tc.name, Settings: tc.patch})
+			k, ok := f.cache.Lookup(c.Key)
+			if !ok {
+				t.Fatal("key not found")
+			}
+			req := keys.Request{Authorization: auth, Remote: netip.MustParseAddr("127.0.0.1")}
+			if _, e := admitKey(k, req); e != nil {
+				t.Fatal(e)
+			}
+			if n := testing.AllocsPerRun(100, func() { _, _ = admitKey(k, req) }); n != 0 {
+				t.Fatalf("%v allocations per admitted request, want 0", n)
+			}
+		})
+	}
+}

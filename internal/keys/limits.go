@@ -32,6 +32,17 @@ func applyLimits(r *Record, p Patch) error {
 	return applyMethodRates(r, p.MethodRates)
 }
 
+// withinPlan refuses own limits above the plan's (0 is the plan's).
+func withinPlan(r *Record, plan Plan) error {
+	if plan.RatePerSecond > 0 && r.RatePerSecond > plan.RatePerSecond {
+		return inputErrorf("rate_per_second: at most the plan's %g credits per second, got %g", plan.RatePerSecond, r.RatePerSecond)
+	}
+	if plan.DailyCredits > 0 && r.DailyCredits > plan.DailyCredits {
+		return inputErrorf("daily_credits: at most the plan's %d, got %d", plan.DailyCredits, r.DailyCredits)
+	}
+	return nil
+}
+
 // applyMethodRates sets (a rate) or removes (0) the named methods' own
 // rates, in calls per second.
 func applyMethodRates(r *Record, change map[string]float64) error {

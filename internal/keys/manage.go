@@ -108,6 +108,9 @@ type Patch struct {
 	// MethodRates set methods' own rates in calls per second (0 removes
 	// one); the other methods' stay.
 	MethodRates map[string]float64 `json:"method_rates,omitempty"`
+	// WithinPlan: the key's own rate and daily credits may not exceed its
+	// plan's (a customer's change; the operator's may, to no effect).
+	WithinPlan bool `json:"-"`
 }
 
 // Updated is a changed key, with the new secret when one was made.
@@ -231,6 +234,11 @@ func (m *Manager) apply(r *Record, p Patch) (secret string, err error) {
 	}
 	if err := applyLimits(r, p); err != nil {
 		return "", err
+	}
+	if p.WithinPlan {
+		if err := withinPlan(r, m.plans()[r.Plan]); err != nil {
+			return "", err
+		}
 	}
 	s := r.Security
 	if p.NewSecret && p.ClearSecret {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/redis/go-redis/v9"
@@ -64,17 +65,49 @@ func (n *Network) publish() {
 			return
 		case <-n.kick:
 		}
+		failed := false
 		if r := n.rewind.Swap(0); r != 0 {
 			if n.send(r-1, true) {
 				sent = r - 1
 				n.next.Store(r - 1)
+			} else {
+				// Not taken (Redis away or slow): kept for the next try,
+				// unless a newer rewind came meanwhile.
+				n.rewind.CompareAndSwap(0, r)
+				failed = true
 			}
 		}
-		if v := n.next.Load(); v > sent && n.send(v, false) {
-			sent = v
+		if v := n.next.Load(); v > sent && !failed {
+			if n.send(v, false) {
+				sent = v
+			} else {
+				failed = true
+			}
+		}
+		if failed {
+			n.retryLater()
 		}
 	}
 }
+
+// retryLater kicks the publisher again after a pause: a head Redis did not
+// take is sent again, not lost until the next head moves.
+func (n *Network) retryLater() {
+	t := time.NewTimer(retryPause)
+	defer t.Stop()
+	select {
+	case <-n.f.ctx.Done():
+		return
+	case <-t.C:
+	}
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}
+
+// retryPause is the wait before a head Redis did not take is sent again.
+const retryPause = 100 * time.Millisecond
 
 // send publishes one head; false when Redis did not take it.
 func (n *Network) send(number uint64, rewound bool) bool {

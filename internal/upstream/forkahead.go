@@ -19,7 +19,11 @@ import (
 // the head member — or by the head member when the chain holds the parent
 // height with another hash (a fork for sure) —, the pool asks that member
 // for its block at the height of each other member's head (members in
-// service on the canonical branch): when one of them is the same block,
+// service whose heads the canonical chain holds; at start, other members'
+// heads on one chain with each other's), when there are at least two such
+// members — with fewer, nothing tells which chain is the odd one: members
+// that each seal their own blocks disagree with every other member and
+// are all followed as before —: when one of them is the same block,
 // the member's chain is theirs and it is followed; when none is, it is on
 // a fork of its own, and out of service with a WARN naming the height and
 // both hashes, until a later head of its own agrees with the others. The
@@ -29,9 +33,10 @@ import (
 //
 // Limits: a head member that forks off alone after another member agreed
 // with it, reporting heads that link to each other, is followed (it is
-// the chain's branch, as a consensus client's node is); and a reorg to a
-// longer fork takes the first member to switch out of service until
-// another member switches too.
+// the chain's branch, as a consensus client's node is); a pool of two
+// members never takes one out for this; and in a pool of three or more, a
+// reorg to a longer fork takes the first member to switch out of service
+// until another member switches too.
 
 // forkSuspect is the member whose chain must be checked before member i's
 // report b is observed (-1: none), and the heads of the other members it
@@ -64,15 +69,36 @@ func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 		if j == i {
 			s = b
 		}
-		if j == suspect || s.Hash == (headBlock{}).Hash || !p.members[j].InService() || suspect == i && !c.onBranch(s) || heldBy(refs, s) {
+		if j == suspect || s.Hash == (headBlock{}).Hash || !p.members[j].InService() || suspect == i && !c.holds(s) {
 			continue
 		}
 		refs = append(refs, memberHead{j, s})
 	}
-	if len(refs) == 0 {
-		return -1, nil // no other member to disagree with
+	if suspect != i {
+		refs = agreeing(refs)
+	}
+	if len(refs) < 2 {
+		// Fewer than two other members on one chain: nothing tells which
+		// chain is the odd one (members that each seal their own blocks
+		// disagree with every other member).
+		return -1, nil
 	}
 	return suspect, refs
+}
+
+// agreeing keeps the heads of refs that are on one chain with another
+// head of refs (the same block, or one the other's parent).
+func agreeing(refs []memberHead) []memberHead {
+	var out []memberHead
+	for x, r := range refs {
+		for y, o := range refs {
+			if x != y && (r.b.Hash == o.b.Hash || r.b.Parent == o.b.Hash || o.b.Parent == r.b.Hash) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // heldBy reports whether a head in refs is b (one question per block).
@@ -98,7 +124,10 @@ func (p *Pool) checkFork(m *Member, refs []memberHead) error {
 	ctx, cancel := context.WithTimeout(context.Background(), min(p.cfg.AttemptTimeout, 5*time.Second))
 	defer cancel()
 	var first error
-	for _, r := range refs {
+	for x, r := range refs {
+		if heldBy(refs[:x], r.b) {
+			continue // asked already
+		}
 		params := json.RawMessage(`["0x` + strconv.FormatUint(r.b.Number, 16) + `",false]`)
 		out, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, p.cfg.HeadBlockMethod, params))
 		if err != nil {

@@ -16,8 +16,9 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// newHeads and logs made from the pool's canonical chain, on a pool that
-// keeps one by hash (upstream.CanonView.Tracked): one feed per network
+// logs, and newHeads when no member can push (fedByChain), made from the
+// pool's canonical chain, on a pool that keeps one by hash
+// (upstream.CanonView.Tracked): one feed per network
 // follows the chain (upstream.CanonView.Follow) while some stream of
 // those kinds is open, whatever the members are (ws, http, embedded), and
 // no member's own subscription is used. For each block that joins the
@@ -79,9 +80,16 @@ func newChainFeed(h *Hub) *chainFeed {
 }
 
 // fedByChain reports whether streams of kind are made from the canonical
-// chain on this hub.
+// chain on this hub: logs always; newHeads when no member can push (a
+// member's own newHeads is followed otherwise, heads.go).
 func (h *Hub) fedByChain(kind string) bool {
-	return h.feed != nil && (kind == KindNewHeads || kind == KindLogs)
+	switch {
+	case h.feed == nil:
+		return false
+	case kind == KindLogs:
+		return true
+	}
+	return kind == KindNewHeads && !h.pool.Subscribers()
 }
 
 // use counts one more stream fed from the chain; the first starts

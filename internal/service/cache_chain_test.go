@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
 	"github.com/nodegate/nodegate/internal/servicetest"
@@ -59,12 +61,26 @@ func (n *chainNode) serve(w http.ResponseWriter, r *http.Request) {
 			result = fmt.Sprintf(`{"number":"0x0","hash":"%s","gasLimit":"0x1c9c380"}`, n.genesis)
 		case "0x5":
 			n.block5.Add(1)
-			result = fmt.Sprintf(`{"number":"0x5","hash":"0x%064x","gasLimit":"0x1c9c380","extraData":"%s"}`, 5, "0x"+fmt.Sprintf("%x", n.tag))
+			result = realBlock(5, []byte(n.tag))
 		default: // latest, finalized, the head
 			result = `{"number":"0x40","hash":"0x` + strings.Repeat("4", 64) + `","gasLimit":"0x1c9c380"}`
 		}
 	}
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
+}
+
+// realBlock is block number of a chain, with extra as its extraData, as
+// a node answers it: a real header and its hash (the gateway checks
+// answers, docs/pools.md).
+func realBlock(number uint64, extra []byte) string {
+	h := &types.Header{Number: new(big.Int).SetUint64(number), Difficulty: new(big.Int), GasLimit: 30_000_000, Extra: extra,
+		UncleHash: types.EmptyUncleHash, TxHash: types.EmptyTxsHash, ReceiptHash: types.EmptyReceiptsHash}
+	b, _ := h.MarshalJSON()
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	m["hash"], m["transactions"], m["uncles"] = h.Hash(), []string{}, []string{}
+	out, _ := json.Marshal(m)
+	return string(out)
 }
 
 // TestCacheKeepsChainsApart: two gateways share a Redis and a network name

@@ -194,6 +194,7 @@ func TestLiarIsCaught(t *testing.T) {
 	honest := upstream.MemberConfig{Upstream: upstream.Func{ID: "honest", Fn: node.Do}, Priority: 1}
 	var failures atomic.Int64
 	checksOn := verify.Defaults()
+	checksOn.TxHash = true   // off by default: a transaction's changed fields are caught by this opt-in check
 	checksOn.TxSender = true // off by default: the liar's from is caught by this opt-in check
 	p := startPool(t, upstream.PoolConfig{
 		Verify: func(c upstream.Call, result json.RawMessage) error {

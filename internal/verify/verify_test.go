@@ -47,7 +47,7 @@ const otherHash = `"0x0000000000000000000000000000000000000000000000000000000000
 func TestAnswers(t *testing.T) {
 	c := newChain(t)
 	all := Defaults()
-	all.TxSender, all.BlockSenders = true, true
+	all.TxHash, all.TxSender, all.BlockSenders = true, true, true
 	byNumber := fmt.Sprintf(`["0x%x",true]`, c.number)
 	byHash := fmt.Sprintf(`["%s",true]`, c.block)
 	block := c.call(t, "eth_getBlockByNumber", byNumber)

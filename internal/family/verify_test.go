@@ -18,9 +18,9 @@ func TestVerifyChecks(t *testing.T) {
 	}{
 		{"defaults", config.Verify{}, verify.Defaults()},
 		{"block hash off", config.Verify{BlockHash: &off},
-			verify.Checks{Identity: true, TransactionsRoot: true, TxHash: true}},
+			verify.Checks{Identity: true, TransactionsRoot: true}},
 		{"senders on", config.Verify{TxSender: &on, BlockSenders: &on},
-			verify.Checks{Identity: true, BlockHash: true, TransactionsRoot: true, TxHash: true, TxSender: true, BlockSenders: true}},
+			verify.Checks{Identity: true, BlockHash: true, TransactionsRoot: true, TxSender: true, BlockSenders: true}},
 		{"all off", config.Verify{Identity: &off, BlockHash: &off, TransactionsRoot: &off, TxHash: &off}, verify.Checks{}},
 	}
 	for _, tt := range tests {

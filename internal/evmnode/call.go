@@ -43,6 +43,13 @@ func (n *Node) do(ctx context.Context, body []byte) ([]byte, error) {
 	req.ContentLength = int64(len(body))
 	w := &recorder{header: make(http.Header, 2)}
 	n.server.ServeHTTP(w, req)
+	if err := ctx.Err(); err != nil {
+		// The call's deadline passed while the node ran it: its runs were
+		// cancelled (cancel_runs.go), and what a cancelled run answers is
+		// not the node's answer (eth_createAccessList gives the access
+		// list and gas of a run cut short as if it had ended).
+		return nil, fmt.Errorf("embedded node: the call's deadline passed while it ran: %w", err)
+	}
 	if w.status != 0 && w.status != http.StatusOK {
 		return nil, fmt.Errorf("embedded node answered HTTP %d: %s", w.status, bytes.TrimSpace(w.body.Bytes()))
 	}

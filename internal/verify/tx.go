@@ -114,7 +114,7 @@ func (f txFields) inBlock(asked ref, number, i uint64, mined bool) error {
 
 // txByHash checks a transaction answer to a call naming its hash.
 func txByHash(c Checks, asked ref, result []byte) error {
-	_, f, err := transaction(c, result, senderCheck(c.TxSender, CheckTxSender))
+	_, f, err := transaction(alone(c), result, senderCheck(c.TxSender, CheckTxSender))
 	if err != nil {
 		return err
 	}
@@ -130,11 +130,19 @@ func txInBlock(c Checks, asked ref, i uint64, ok bool, result []byte) error {
 	if asked.pending {
 		return nil
 	}
-	_, f, err := transaction(c, result, senderCheck(c.TxSender, CheckTxSender))
+	_, f, err := transaction(alone(c), result, senderCheck(c.TxSender, CheckTxSender))
 	if err != nil || !c.Identity || !ok {
 		return err
 	}
 	return f.inBlock(asked, f.BlockNumber, i, false) // a pending one (no block) passes
+}
+
+// alone is c for a transaction answered alone: TransactionsRoot is a
+// block's check, so it does not make a lone transaction be decoded whole
+// (with TxHash and TxSender off, only its identity is read, by scanning).
+func alone(c Checks) Checks {
+	c.TransactionsRoot = false
+	return c
 }
 
 // senderCheck is name when on, else "" (no sender check).

@@ -96,11 +96,23 @@ func (p *Pool) ahead(tried []bool, n uint64) bool {
 }
 
 func (p *Pool) pickAmong(tried []bool, floor uint64, healthy bool) *Member {
+	if m := p.pickOf(tried, floor, healthy, true); m != nil {
+		return m
+	}
+	// No member on the canonical branch can serve: one on another branch
+	// answers rather than none (a member is skipped for its branch only
+	// while one on the canonical branch can answer).
+	return p.pickOf(tried, floor, healthy, false)
+}
+
+// pickOf is pickAmong's choice, among members on the canonical branch
+// only when onBranch.
+func (p *Pool) pickOf(tried []bool, floor uint64, healthy, onBranch bool) *Member {
 	var cands [16]*Member
 	list := cands[:0]
 	tier := int(^uint(0) >> 1)
 	for i, m := range p.members {
-		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || m.Head() < floor || m.offBranch.Load() {
+		if tried[i] || m.Healthy() != healthy || m.excluded.Load() || m.Head() < floor || (onBranch && m.offBranch.Load()) {
 			continue
 		}
 		switch {

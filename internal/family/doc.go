@@ -5,8 +5,9 @@
 // whether it follows newHeads and keeps final answers, its members'
 // default batch size, the JSON-RPC versions it also serves, how it reaches
 // a configured upstream (the embedded node or devnet through Embedded) and
-// the pipeline stages it brings. Code elsewhere asks the family (Of) and
-// compares no family name or head or chain-id method name; a new family is
+// the pipeline stages it brings. Code elsewhere asks the family (Of, or
+// its familykind.Kind) and spells no family name or head or chain-id
+// method name (TestNoFamilyNamesElsewhere); a new family is
 // one file here and one line in All and in familykind.All.
 //
 // It wires the parts of a family together; the behaviour lives in the

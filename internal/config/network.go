@@ -162,7 +162,7 @@ func (c *Config) EffectiveNetworks() []Network {
 	}
 	nets := []Network{{Name: "default", Family: familykind.EVM.Name, Upstreams: []Upstream{{Name: nameOf(u), URL: u}}}}
 	if c.Upstream == "" && !c.NoStarknet {
-		nets = append(nets, Network{Name: "starknet", Family: familykind.Starknet.Name, Hosts: []string{StarknetLocalHost}, Listen: c.StarknetListen,
+		nets = append(nets, Network{Name: familykind.Starknet.Name, Family: familykind.Starknet.Name, Hosts: []string{StarknetLocalHost}, Listen: c.StarknetListen,
 			Upstreams: []Upstream{{Name: EmbeddedURL, URL: EmbeddedURL}}, Starknet: Starknet{Devnet: Devnet{BlockTime: DefaultDevnetBlockTime}}})
 	}
 	return nets
@@ -178,9 +178,10 @@ func nameOf(rawURL string) string {
 	return rawURL
 }
 
-// starknetSection is the key of Network.Starknet, the section only a
-// family whose familykind.Kind.Section names it may set.
-const starknetSection = "starknet"
+// starknetSection is the key of Network.Starknet (its yaml tag,
+// TestSectionsAreKinds), the section only a family whose
+// familykind.Kind.Section names it may set.
+var starknetSection = familykind.Starknet.Section
 
 // sectionOwner is the name of the family whose section is key.
 func sectionOwner(key string) string {
@@ -206,7 +207,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 	switch n.Starknet.PendingMode {
 	case "", "auto", "forward", "block":
 	default:
-		bad(path+".starknet.pending_mode", "want auto, forward or block, got %q", n.Starknet.PendingMode)
+		bad(path+"."+starknetSection+".pending_mode", "want auto, forward or block, got %q", n.Starknet.PendingMode)
 	}
 	for i, h := range n.Hosts {
 		if !validHost(h) {

@@ -16,7 +16,7 @@ import (
 )
 
 // EVM is the EVM family: Ethereum JSON-RPC nodes, the embedded node.
-var EVM = Family{
+var EVM = register(Family{
 	Kind:             familykind.EVM,
 	Methods:          methods.FamilyEVM,
 	NumericChainID:   true,
@@ -28,7 +28,7 @@ var EVM = Family{
 	Member:           evmMember,
 	Stages:           evmStages,
 	Verify:           evmVerify,
-}
+})
 
 // quantityChainID is an eth_chainId answer (a hex quantity) in decimal.
 func quantityChainID(s string) (string, error) {

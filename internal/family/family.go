@@ -74,21 +74,27 @@ type Embedded struct {
 	Execution *admission.Keys
 }
 
-// All are the families, in familykind.All's order (TestKindsAreFamilies): a new
-// family is a file of this package and one line here and in familykind.All.
-var All = []Family{EVM, Starknet}
+// families are the families by name. Each family's file adds its own
+// (register) and familykind.All is the one list of them, in order: a new
+// family is a file of this package and one line in familykind.All
+// (TestKindsAreFamilies: every kind has its family, every family a kind).
+var families = map[string]Family{}
+
+// register adds f to the families; it is how each family's value is made.
+func register(f Family) Family {
+	families[f.Name] = f
+	return f
+}
 
 // Of is the family a network's configuration names ("" the default).
 // Config validation admits only Names, so an unknown name, which only a
 // configuration that was not validated can give, is the default's.
 func Of(name string) Family {
-	k, _ := familykind.Of(name)
-	for _, f := range All {
-		if f.Name == k.Name {
-			return f
-		}
+	k, ok := familykind.Of(name)
+	if !ok {
+		k = familykind.All[0]
 	}
-	return All[0]
+	return families[k.Name]
 }
 
 // Names are the families' names (what config validates against).

@@ -69,24 +69,27 @@ func TestFamilies(t *testing.T) {
 	}
 }
 
-// TestKindsAreFamilies: the two lists a new family is added to name the
-// same families in the same order, each with its kind (config validates
-// against familykind.Names; the service builds from All).
+// TestKindsAreFamilies: familykind.All, the one list of families, and the
+// families this package's files make agree: every kind has its family
+// (found by Of, with that very kind and all its parts) and every family
+// made is one of the kinds (config validates against familykind.Names;
+// the service builds from Of).
 func TestKindsAreFamilies(t *testing.T) {
 	t.Parallel()
-	if len(All) != len(familykind.All) {
-		t.Fatalf("%d families, %d kinds", len(All), len(familykind.All))
+	if len(families) != len(familykind.All) {
+		t.Fatalf("%d families made, %d kinds", len(families), len(familykind.All))
 	}
-	for i, f := range All {
-		if f.Kind != familykind.All[i] {
-			t.Errorf("family %d is %+v, kind %+v", i, f.Kind, familykind.All[i])
+	for _, k := range familykind.All {
+		f := Of(k.Name)
+		if f.Kind != k {
+			t.Errorf("kind %s's family is %+v", k.Name, f.Kind)
 		}
 		if f.NormalizeChainID == nil || f.BatchSize == nil || f.Versions == nil || f.Member == nil || f.Stages == nil {
-			t.Errorf("family %s lacks a part", f.Name)
+			t.Errorf("family %s lacks a part", k.Name)
 		}
 	}
-	if !slices.Equal(Names(), []string{"evm", "starknet"}) || Of("").Name != "evm" {
-		t.Fatalf("names %v, default %s", Names(), Of("").Name)
+	if !slices.Equal(Names(), []string{"evm", "starknet"}) || Of("").Name != "evm" || Of("unknown").Name != "evm" {
+		t.Fatalf("names %v, default %s, unknown %s", Names(), Of("").Name, Of("unknown").Name)
 	}
 }
 

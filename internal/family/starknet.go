@@ -16,7 +16,7 @@ import (
 
 // Starknet is the Starknet family (docs/starknet.md): Starknet JSON-RPC
 // nodes, the embedded devnet.
-var Starknet = Family{
+var Starknet = register(Family{
 	Kind:             familykind.Starknet,
 	Methods:          methods.FamilyStarknet,
 	NormalizeChainID: func(s string) (string, error) { return strings.ToLower(s), nil }, // a felt, compared as text
@@ -24,7 +24,7 @@ var Starknet = Family{
 	Versions:         starknetVersions,
 	Member:           starknetMember,
 	Stages:           starknetStages,
-}
+})
 
 // StarknetV08 names Starknet JSON-RPC 0.8 in a versioned path
 // (/v3/<key>/rpc/v0_8), as Juno and Pathfinder name it.

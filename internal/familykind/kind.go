@@ -32,8 +32,9 @@ var (
 	Starknet = Kind{Name: "starknet", HeadMethod: "starknet_blockNumber", ChainIDMethod: "starknet_chainId", Section: "starknet"}
 )
 
-// All are the families, the default first: the one list a new family is
-// added to (internal/family gives each its parts; TestKindsAreFamilies).
+// All are the families, the default first: the one list of them, which a
+// new family is added to (internal/family gives each its parts, found by
+// its name; TestKindsAreFamilies).
 var All = []Kind{EVM, Starknet}
 
 // Of is the family a network's configuration names ("" the default) and

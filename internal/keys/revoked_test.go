@@ -16,23 +16,7 @@ func TestRevokedKeysCappedPerAccount(t *testing.T) {
 		s := open()
 		clock := time.Now().UTC().Add(-time.Hour)
 		m := &Manager{Store: s, Plans: testPlans(), Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
-		revoke := func(account string) string {
-			t.Helper()
-			var c Created
-			var err error
-			if account == "" {
-				c, err = m.Create(ctx, CreateParams{Plan: planCore})
-			} else {
-				c, err = m.CreateOwned(ctx, account, planCore, 5, CreateParams{})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := m.Revoke(ctx, c.ID); err != nil {
-				t.Fatal(err)
-			}
-			return c.ID
-		}
+		revoke := func(account string) string { return revokedKey(t, m, account) }
 		operator := revoke("")
 		other := revoke("acct-b")
 		live, err := m.CreateOwned(ctx, "acct-a", planCore, 5, CreateParams{})
@@ -79,22 +63,8 @@ func TestRevokedKeysPurgedAfterRetention(t *testing.T) {
 		at := now
 		m := &Manager{Store: s, Plans: testPlans(), Now: func() time.Time { return at }}
 		revokeAt := func(account string, when time.Time) string {
-			t.Helper()
 			at = when
-			var c Created
-			var err error
-			if account == "" {
-				c, err = m.Create(ctx, CreateParams{Plan: planCore})
-			} else {
-				c, err = m.CreateOwned(ctx, account, planCore, 5, CreateParams{})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := m.Revoke(ctx, c.ID); err != nil {
-				t.Fatal(err)
-			}
-			return c.ID
+			return revokedKey(t, m, account)
 		}
 		old := revokeAt("acct-a", now.Add(-RevokedRetention-time.Hour))
 		recent := revokeAt("acct-b", now.Add(-24*time.Hour))
@@ -127,4 +97,25 @@ func TestRevokedKeysPurgedAfterRetention(t *testing.T) {
 			t.Fatalf("usage of the purged key = %v, %v; want its record kept", rows, err)
 		}
 	})
+}
+
+// revokedKey creates a key on the core plan, the operator's (account "")
+// or the account's, revokes it with m and returns its id.
+func revokedKey(t *testing.T, m *Manager, account string) string {
+	t.Helper()
+	ctx := context.Background()
+	var c Created
+	var err error
+	if account == "" {
+		c, err = m.Create(ctx, CreateParams{Plan: planCore})
+	} else {
+		c, err = m.CreateOwned(ctx, account, planCore, 5, CreateParams{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Revoke(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
 }

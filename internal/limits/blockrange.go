@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/nodegate/nodegate/internal/familykind"
 )
 
 // bound is one end of a block range: a number, or a tag the node resolves.
@@ -43,8 +44,8 @@ type resolver struct {
 	seen map[rpc.BlockNumber]uint64
 }
 
-// resolve returns the block number of b. latest is asked with
-// eth_blockNumber; the other tags with eth_getBlockByNumber(tag, false),
+// resolve returns the block number of b. latest is asked with the EVM
+// family's head method (eth_blockNumber); the other tags with eth_getBlockByNumber(tag, false),
 // whose answer is parsed for its number only.
 func (r *resolver) resolve(ctx context.Context, b bound) (uint64, error) {
 	if b.isNum {
@@ -73,7 +74,7 @@ func (r *resolver) resolve(ctx context.Context, b bound) (uint64, error) {
 }
 
 func (r *resolver) blockNumber(ctx context.Context) (uint64, error) {
-	resp := r.call(ctx, "eth_blockNumber", emptyArray)
+	resp := r.call(ctx, familykind.EVM.HeadMethod, emptyArray) // eth_getLogs is the EVM family's
 	if resp.Err != nil {
 		return 0, resp.Err
 	}

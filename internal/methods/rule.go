@@ -3,16 +3,18 @@ package methods
 import (
 	"encoding/json"
 
+	"github.com/nodegate/nodegate/internal/familykind"
+
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // Family is a network family: which methods a network serves.
 type Family string
 
-// The families of docs/spec.md.
-const (
-	FamilyEVM      Family = "evm"
-	FamilyStarknet Family = "starknet"
+// The families of docs/spec.md, by the names familykind gives them.
+var (
+	FamilyEVM      = Family(familykind.EVM.Name)
+	FamilyStarknet = Family(familykind.Starknet.Name)
 )
 
 // Rule says how nodegate treats one method.

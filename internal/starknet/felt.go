@@ -7,6 +7,7 @@ import (
 	"math/big"
 
 	"github.com/consensys/gnark-crypto/ecc/stark-curve/fp"
+	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // Felt is a Starknet field element: an integer below the prime
@@ -44,7 +45,7 @@ func ParseFelt(s string) (Felt, error) {
 	digits := s[2:]
 	// Fill from the right: the last digit is the low nibble of b[31].
 	for i := 0; i < len(digits); i++ {
-		v, ok := hexValue(digits[len(digits)-1-i])
+		v, ok := upstream.HexDigit(digits[len(digits)-1-i])
 		if !ok {
 			return f, fmt.Errorf("%w: %q", ErrFeltSyntax, Clip(s))
 		}
@@ -111,18 +112,6 @@ func belowPrime(b *[32]byte) bool {
 		}
 	}
 	return false // equal to P
-}
-
-func hexValue(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // Clip bounds how much of a client's value goes back into an error message.

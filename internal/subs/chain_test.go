@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
-	"github.com/nodegate/nodegate/internal/upstream/transport"
+	"github.com/nodegate/nodegate/internal/upstream/upstreamtest"
 )
 
 // fakeChain is the blocks a test makes, by hash, shared by its fake
@@ -35,7 +34,7 @@ type fakeBlock struct {
 
 const logAddr = "0x00000000000000000000000000000000000000aa"
 
-func fakeHash(n uint64, f byte) string { return fmt.Sprintf("0x%02x%062x", f, n) }
+var fakeHash = upstreamtest.BlockHash
 
 func newFakeChain() *fakeChain { return &fakeChain{blocks: map[string]fakeBlock{}} }
 
@@ -91,13 +90,8 @@ func (m *fakeMember) count(method string) int64 {
 }
 
 func (m *fakeMember) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		ID     json.RawMessage   `json:"id"`
-		Method string            `json:"method"`
-		Params []json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	req, err := upstreamtest.ReadRequest(r)
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -133,14 +127,11 @@ func (m *fakeMember) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // blocks (so it keeps the canonical chain by hash), and its hub.
 func startFakePool(t testing.TB, members ...*fakeMember) (*upstream.Pool, *Hub) {
 	t.Helper()
-	var mcs []upstream.MemberConfig
-	for _, m := range members {
-		h, err := transport.NewHTTP(m.srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mcs = append(mcs, upstream.MemberConfig{Upstream: h})
+	urls := make([]string, len(members))
+	for i, m := range members {
+		urls[i] = m.srv.URL
 	}
+	mcs := upstreamtest.HTTPMembers(t, urls...)
 	pool := upstream.NewPool("test", upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber",
 		HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, RetryBudget: 5 * time.Second}, mcs...)
 	pool.Start(context.Background())

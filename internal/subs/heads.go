@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/nodegate/nodegate/internal/familykind"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -101,8 +102,8 @@ func (st *stream) fillToLatest(m *upstream.Member) {
 	if !st.heads.have {
 		return
 	}
-	var latest hexutil.Uint64
-	if err := st.call(m, "eth_blockNumber", `[]`, &latest); err != nil {
+	var latest hexutil.Uint64 // newHeads is the EVM family's: its head method says how far m is
+	if err := st.call(m, familykind.EVM.HeadMethod, `[]`, &latest); err != nil {
 		slog.Warn("subscription: newHeads gap check failed", "upstream", m.Name(), "err", err)
 		return
 	}

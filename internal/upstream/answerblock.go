@@ -48,26 +48,14 @@ func hashValue(v []byte) (common.Hash, bool) {
 		return h, false
 	}
 	for i := range h {
-		hi, ok1 := hexNibble(v[3+2*i])
-		lo, ok2 := hexNibble(v[4+2*i])
+		hi, ok1 := HexDigit(v[3+2*i])
+		lo, ok2 := HexDigit(v[4+2*i])
 		if !ok1 || !ok2 {
 			return common.Hash{}, false
 		}
 		h[i] = hi<<4 | lo
 	}
 	return h, true
-}
-
-func hexNibble(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // offCanonical reports whether resp, an answer to a call of kind k with

@@ -9,20 +9,15 @@ import (
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
-	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
 // startForkPoolTiers is startForkPool with the nodes in priority tiers
 // (the first node preferred), so that a test knows who is asked first.
 func startForkPoolTiers(t *testing.T, nodes ...*forkNode) *upstream.Pool {
 	t.Helper()
-	var members []upstream.MemberConfig
-	for i, n := range nodes {
-		h, err := transport.NewHTTP(n.srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		members = append(members, upstream.MemberConfig{Upstream: h, Priority: i})
+	members := forkMembers(t, nodes...)
+	for i := range members {
+		members[i].Priority = i
 	}
 	return startPool(t, upstream.PoolConfig{
 		HeadBlockMethod: "eth_getBlockByNumber",

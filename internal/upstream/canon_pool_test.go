@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -14,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
-	"github.com/nodegate/nodegate/internal/upstream/transport"
+	"github.com/nodegate/nodegate/internal/upstream/upstreamtest"
 )
 
 // forkNode is a node on loopback serving a chain of hash-linked blocks a
@@ -40,7 +39,7 @@ type forkBlock struct {
 	f, pf byte
 }
 
-func hashOf(n uint64, f byte) string { return fmt.Sprintf("0x%02x%062x", f, n) }
+var hashOf = upstreamtest.BlockHash
 
 func newForkNode(t *testing.T, name string, head forkBlock) *forkNode {
 	t.Helper()
@@ -71,13 +70,7 @@ func (f *forkNode) set(b forkBlock) {
 }
 
 func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		ID     json.RawMessage   `json:"id"`
-		Method string            `json:"method"`
-		Params []json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(body, &req)
+	req, _ := upstreamtest.ReadRequest(r)
 	f.mu.Lock()
 	b, in := f.head, f.head
 	if f.rcpt != nil {
@@ -110,22 +103,24 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// forkMembers are pool members reaching nodes over HTTP, in order.
+func forkMembers(t *testing.T, nodes ...*forkNode) []upstream.MemberConfig {
+	t.Helper()
+	urls := make([]string, len(nodes))
+	for i, n := range nodes {
+		urls[i] = n.srv.URL
+	}
+	return upstreamtest.HTTPMembers(t, urls...)
+}
+
 // startForkPool starts a pool over nodes whose heads are polled as blocks,
 // with a lag memory and a head wait far longer than the test.
 func startForkPool(t *testing.T, nodes ...*forkNode) *upstream.Pool {
 	t.Helper()
-	var members []upstream.MemberConfig
-	for _, n := range nodes {
-		h, err := transport.NewHTTP(n.srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		members = append(members, upstream.MemberConfig{Upstream: h})
-	}
 	return startPool(t, upstream.PoolConfig{
 		HeadBlockMethod: "eth_getBlockByNumber",
 		HeadInterval:    10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour,
-	}, members...)
+	}, forkMembers(t, nodes...)...)
 }
 
 // answeredBy sends a call answered at the head and returns who answered.

@@ -7,7 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
-	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
 // TestPoolFinalIsTheAnsweringMembers: an answer is final for the cache
@@ -17,14 +16,7 @@ import (
 func TestPoolFinalIsTheAnsweringMembers(t *testing.T) {
 	a := newForkNode(t, "a", forkBlock{9, 0, 0})
 	b := newForkNode(t, "b", forkBlock{9, 0, 0})
-	var members []upstream.MemberConfig
-	for _, n := range []*forkNode{a, b} {
-		h, err := transport.NewHTTP(n.srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		members = append(members, upstream.MemberConfig{Upstream: h})
-	}
+	members := forkMembers(t, a, b)
 	// The fork nodes answer "finalized" with their head block.
 	p := startPool(t, upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", TrackFinalized: true,
 		HeadInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour}, members...)
@@ -58,12 +50,8 @@ func TestPoolFinalIsTheAnsweringMembers(t *testing.T) {
 // the fork's head to the old head.
 func TestPoolToldOfHeightsLeavingTheChain(t *testing.T) {
 	a := newForkNode(t, "a", forkBlock{9, 0, 0})
-	h, err := transport.NewHTTP(a.srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := upstream.NewPool("test", upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber",
-		HeadInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour}, upstream.MemberConfig{Upstream: h})
+		HeadInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour}, forkMembers(t, a)...)
 	left := make(chan [2]uint64, 16)
 	p.OnReorg = func(from, to uint64) { left <- [2]uint64{from, to} }
 	p.Start(t.Context())

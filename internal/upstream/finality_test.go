@@ -10,7 +10,6 @@ import (
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
-	"github.com/nodegate/nodegate/internal/upstream/transport"
 )
 
 var blockByNumberRule, _ = methods.NewTable(methods.FamilyEVM).Lookup("eth_getBlockByNumber")
@@ -65,14 +64,7 @@ func TestPoolFinalizedNeverGoesBack(t *testing.T) {
 func TestPoolTakesOutAMemberFinalizingAnotherChain(t *testing.T) {
 	a := newForkNode(t, "a", forkBlock{9, 0, 0})
 	b := newForkNode(t, "b", forkBlock{9, 0, 0})
-	var members []upstream.MemberConfig
-	for _, n := range []*forkNode{a, b} {
-		h, err := transport.NewHTTP(n.srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		members = append(members, upstream.MemberConfig{Upstream: h})
-	}
+	members := forkMembers(t, a, b)
 	p := startPool(t, upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", TrackFinalized: true,
 		HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour}, members...)
 	a.set(forkBlock{10, 0, 0})

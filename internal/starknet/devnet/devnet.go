@@ -109,8 +109,8 @@ type Devnet struct {
 	// request, per account and per process (devnet_hashshare.go).
 	hashedUnits atomic.Int64
 	shares      *hashShares
-	chainID  starknet.Felt
-	chainHex []byte // quoted starknet_chainId result
+	chainID     starknet.Felt
+	chainHex    []byte // quoted starknet_chainId result
 	// accounts are the predeployed dev accounts, made once (accounts.go).
 	accounts accountBook
 

@@ -32,7 +32,9 @@ type answer struct {
 }
 
 // ok is an answer with a result.
-func (a answer) ok() bool { return a.err == nil && a.status == http.StatusOK && a.Error == nil && len(a.Result) > 0 }
+func (a answer) ok() bool {
+	return a.err == nil && a.status == http.StatusOK && a.Error == nil && len(a.Result) > 0
+}
 
 func (a answer) String() string {
 	switch {

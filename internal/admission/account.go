@@ -9,7 +9,8 @@ import (
 
 // Account is who a call is counted for where the process shares one
 // thing between accounts (its execution turns, Turn; the embedded dev
-// chain's bytes, evmnode): a dashboard key's account, else an operator
+// chain's bytes, evmnode; the Starknet devnet's hashing,
+// starknet/devnet): a dashboard key's account, else an operator
 // key itself, else the client's address (remote) for a call without a
 // key. It is the only definition of an account.
 func Account(key *keys.Key, remote string) string {
@@ -26,7 +27,7 @@ func Account(key *keys.Key, remote string) string {
 }
 
 // Caller is what a context carries of the call it serves: its Account,
-// made only when a component asks for it (a write to the embedded node),
+// made only when a component asks for it (a write to an embedded node),
 // so that carrying it costs a call nothing more.
 type Caller interface {
 	Account() string

@@ -86,3 +86,40 @@ func TestOnlyWritesCarryTheCaller(t *testing.T) {
 		})
 	}
 }
+
+// TestStarknetWritesCarryTheCaller: a Starknet write reaches its node with
+// the caller's account (the embedded devnet bounds each account's hashing
+// by it: devnet/devnet_hashshare.go), a read without.
+func TestStarknetWritesCarryTheCaller(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	accounts := map[string]string{}
+	n := &pipeline.Network{
+		Name: "starknet-caller", Methods: methods.NewTable(methods.FamilyStarknet),
+		Upstream: upstream.Func{ID: "devnet", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+			msgs, _, err := jsonrpc.Parse(body, 1)
+			if err != nil || len(msgs) != 1 {
+				return nil, err
+			}
+			mu.Lock()
+			accounts[msgs[0].Req.Method] = admission.AccountOf(ctx)
+			mu.Unlock()
+			return jsonrpc.AppendResponse(nil, msgs[0].Req.ID, &jsonrpc.Response{Result: json.RawMessage(`"0x1"`)}), nil
+		}},
+	}
+	p := pipeline.Build(pipeline.Options{BatchParallelism: 2})
+	for _, m := range []struct{ method, params string }{
+		{"starknet_addInvokeTransaction", `[{"type":"INVOKE"}]`},
+		{"starknet_chainId", `[]`},
+	} {
+		c := mkCall(n, "1", m.method, m.params)
+		c.Client.Remote = "192.0.2.8:5555"
+		p.Serve(context.Background(), c)
+	}
+	want := map[string]string{"starknet_addInvokeTransaction": "address:192.0.2.8", "starknet_chainId": ""}
+	for method, account := range want {
+		if got, ok := accounts[method]; !ok || got != account {
+			t.Errorf("%s reached its node as %q (sent: %v), want %q", method, got, ok, account)
+		}
+	}
+}

@@ -107,11 +107,13 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 		err    error
 	)
 	call := upstream.Call{Body: body, Rule: c.Rule, Params: c.Req.Params, Idempotent: c.Rule.Idempotent}
-	if c.Rule.Write {
-		// The embedded node counts a write's bytes for the caller's
-		// account (admission.AccountOf): only a write's context carries
-		// the call, so no other call pays for it. (Writes are never in
-		// an upstream batch, collect.go's batchable.)
+	if c.Rule.Write || !c.Rule.Idempotent {
+		// The embedded nodes count a write's cost for the caller's
+		// account (admission.AccountOf): the EVM node a transaction's
+		// bytes, the Starknet devnet its hashing. Only a call that may
+		// change a node (a write, a method that is not idempotent)
+		// carries the call, so no read pays for it. (Such calls are
+		// never in an upstream batch, collect.go's batchable.)
 		ctx = admission.WithCaller(ctx, c)
 	}
 	switch {

@@ -40,6 +40,13 @@ type Config struct {
 	MaxBatch int
 	// MaxBodyBytes bounds a request body (default 5 MiB).
 	MaxBodyBytes int
+	// MaxRequestHashUnits bounds what one request's writes may hash
+	// together, in hash units (devnet_hashshare.go; default
+	// DefaultMaxRequestHashUnits); it is also each account's burst.
+	MaxRequestHashUnits int
+	// HashUnitsPerSecond is each account's average hashing rate (default
+	// DefaultHashUnitsPerSecond).
+	HashUnitsPerSecond int
 	// Tx bounds one transaction's calldata and signature.
 	Tx starknet.TxLimits
 	// Accounts is how many predeployed dev accounts there are (default
@@ -72,6 +79,12 @@ func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 5 << 20
 	}
+	if c.MaxRequestHashUnits <= 0 {
+		c.MaxRequestHashUnits = DefaultMaxRequestHashUnits
+	}
+	if c.HashUnitsPerSecond <= 0 {
+		c.HashUnitsPerSecond = DefaultHashUnitsPerSecond
+	}
 	if c.Accounts <= 0 {
 		c.Accounts = DefaultAccounts
 	}
@@ -91,9 +104,13 @@ type Devnet struct {
 	cfg Config
 	// hashed counts the transactions hashed (a refused one is not:
 	// devnet_budget.go's precheck, devnet_unhashed.go).
-	hashed   atomic.Int64
-	chainID  starknet.Felt
-	chainHex []byte // quoted starknet_chainId result
+	hashed atomic.Int64
+	// hashedUnits is what they cost (hashCost); shares bound it per
+	// request, per account and per process (devnet_hashshare.go).
+	hashedUnits atomic.Int64
+	shares      *hashShares
+	chainID     starknet.Felt
+	chainHex    []byte // quoted starknet_chainId result
 	// accounts are the predeployed dev accounts, made once (accounts.go).
 	accounts accountBook
 
@@ -151,6 +168,7 @@ func New(cfg Config) (*Devnet, error) {
 		bySenderNonce: make(map[senderNonce]*storedTx),
 		nonces:        newNonceBook(),
 		accounts:      newAccountBook(cfg.Accounts),
+		shares:        newHashShares(int64(cfg.HashUnitsPerSecond), int64(cfg.MaxRequestHashUnits)),
 	}
 	d.blocks = append(d.blocks, newBlock(0, starknet.Felt{}, uint64(time.Now().Unix()), nil))
 	return d, nil

@@ -37,7 +37,6 @@ var devnetMethods = map[string]devnetMethod{
 	"starknet_getNonce":              (*Devnet).getNonce,
 	"starknet_estimateFee":           (*Devnet).estimateFee,
 	"starknet_call":                  (*Devnet).callFunction,
-	"starknet_addInvokeTransaction":  anySpec((*Devnet).addInvokeTransaction),
 	"starknet_getClassHashAt":        (*Devnet).getClassHashAt,
 	"starknet_getClassAt":            (*Devnet).getClassAt,
 	"starknet_getClass":              (*Devnet).getClass,
@@ -45,7 +44,16 @@ var devnetMethods = map[string]devnetMethod{
 	"devnet_getPredeployedAccounts":  anySpec((*Devnet).predeployedAccounts),
 }
 
-func (d *Devnet) call(s *spec, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// devnetWrites are the methods that hash what they are sent: they take
+// the request's and the account's share of hashing (devnet_hashshare.go).
+var devnetWrites = map[string]func(d *Devnet, r *request, params json.RawMessage) (json.RawMessage, *jsonrpc.Error){
+	"starknet_addInvokeTransaction": (*Devnet).addInvokeTransaction,
+}
+
+func (d *Devnet) call(s *spec, r *request, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	if w, ok := devnetWrites[method]; ok {
+		return w(d, r, params)
+	}
 	m, ok := devnetMethods[method]
 	if !ok {
 		return nil, jsonrpc.ErrMethodNotFound(method)
@@ -144,9 +152,10 @@ func (d *Devnet) getTransactionByHash(params json.RawMessage) (json.RawMessage, 
 	return tx.json, nil
 }
 
-// addInvokeTransaction validates, hashes and stores an INVOKE v0/v1. On any
-// error nothing is stored.
-func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// addInvokeTransaction validates, hashes and stores an INVOKE v0, v1 or
+// v3, within r's and its account's share of hashing. On any error nothing
+// is stored.
+func (d *Devnet) addInvokeTransaction(r *request, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	args, e := starknet.BindParams(params, []string{"invoke_transaction"}, 1)
 	if e != nil {
 		return nil, e
@@ -161,8 +170,14 @@ func (d *Devnet) addInvokeTransaction(params json.RawMessage) (json.RawMessage, 
 	if e := d.refuseUnhashed(tx); e != nil { // devnet_unhashed.go
 		return nil, e
 	}
+	release, refused := d.hashTurn(r, tx) // devnet_hashshare.go
+	if refused != nil {
+		return nil, refused
+	}
 	d.hashed.Add(1)
+	d.hashedUnits.Add(hashCost(tx))
 	hash := tx.Hash(d.chainID)
+	release()
 	stored := &storedTx{hash: hash, json: tx.AppendJSON(nil, hash), fee: estimateFee(tx)}
 	if stored.nonced = tx.Version > 0; stored.nonced {
 		stored.sender, stored.nonce, stored.body = tx.SenderAddress, tx.Nonce, bodyOf(tx)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -36,8 +37,9 @@ func (d *Devnet) do(ctx context.Context, s *spec, body []byte) ([]byte, error) {
 		return d.whole(jsonrpc.ErrParse()), nil
 	}
 	body = bytes.TrimSpace(body)
+	r := &request{ctx: ctx, account: admission.AccountOf(ctx), hashLeft: int64(d.cfg.MaxRequestHashUnits)}
 	if body[0] != '[' {
-		return d.one(s, nil, body), nil
+		return d.one(s, r, nil, body), nil
 	}
 	n := 0
 	tooMany := false
@@ -56,7 +58,7 @@ func (d *Devnet) do(ctx context.Context, s *spec, body []byte) ([]byte, error) {
 			out = append(out, ',')
 		}
 		first = false
-		out = d.one(s, out, elem)
+		out = d.one(s, r, out, elem)
 		return true
 	})
 	return append(out, ']'), nil
@@ -75,8 +77,9 @@ type envelope struct {
 	Params  json.RawMessage `json:"params"`
 }
 
-// one answers one request object, appending the response to buf.
-func (d *Devnet) one(s *spec, buf, raw []byte) []byte {
+// one answers one request object of the body r, appending the response
+// to buf.
+func (d *Devnet) one(s *spec, r *request, buf, raw []byte) []byte {
 	var env envelope
 	if raw[0] != '{' || json.Unmarshal(raw, &env) != nil {
 		return jsonrpc.AppendResponse(buf, jsonrpc.NullID(), jsonrpc.ErrorResponse(jsonrpc.ErrInvalidRequest("invalid request")))
@@ -97,7 +100,7 @@ func (d *Devnet) one(s *spec, buf, raw []byte) []byte {
 	if e != nil {
 		return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(e))
 	}
-	result, e := d.call(s, *env.Method, env.Params)
+	result, e := d.call(s, r, *env.Method, env.Params)
 	if e != nil {
 		return jsonrpc.AppendResponse(buf, id, jsonrpc.ErrorResponse(e))
 	}
@@ -111,6 +114,11 @@ func validID(id json.RawMessage) bool {
 	c := id[0]
 	return c == '"' || c == '-' || c == 'n' || (c >= '0' && c <= '9')
 }
+
+// remoteCaller is a client of Handler, counted by its address.
+type remoteCaller string
+
+func (c remoteCaller) Account() string { return admission.Account(nil, string(c)) }
 
 // Handler serves the devnet over plain HTTP POST (for running it on its
 // own, e.g. behind `nodegate node`): SpecVersion on any path,
@@ -132,7 +140,11 @@ func (d *Devnet) Handler() http.Handler {
 		if strings.HasSuffix(r.URL.Path, "/rpc/v0_8") {
 			s = spec08
 		}
-		out, err := d.do(r.Context(), s, body)
+		ctx := r.Context()
+		if admission.AccountOf(ctx) == "" { // served on its own: the client's address is its account
+			ctx = admission.WithCaller(ctx, remoteCaller(r.RemoteAddr))
+		}
+		out, err := d.do(ctx, s, body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

@@ -9,7 +9,10 @@
 //
 // It hashes only what it may accept: a transaction refused for room, a new
 // sender or its nonce (a duplicate included) is refused before it is
-// hashed (devnet_budget.go, devnet_unhashed.go).
+// hashed (devnet_budget.go, devnet_unhashed.go); what a write may hash is
+// bounded per request, per account (an opaque name its context carries:
+// admission.AccountOf) and per process before it is hashed
+// (devnet_hashshare.go).
 //
 // It keeps devnet state only: transactions are decoded and hashed by
 // internal/starknet, and it must not know about keys, plans, the pipeline

@@ -36,6 +36,15 @@ func BigV3(sender int) string {
 	return strings.Replace(tx, `"account_deployment_data":[]`, `"account_deployment_data":`+list, 1)
 }
 
+// BigV1 is ValidV1 from sender with 4,096 calldata felts: the costliest
+// transaction to hash (Pedersen, about 0.7 s of CPU), about 270 KB.
+func BigV1(sender int) string {
+	felt := `"0x` + strings.Repeat("7", 62) + `"`
+	list := "[" + strings.Repeat(felt+",", 4095) + felt + "]"
+	tx := strings.Replace(ValidV1, `"sender_address":"0x123"`, fmt.Sprintf(`"sender_address":"0x%x"`, sender), 1)
+	return strings.Replace(tx, `"calldata":["0x1","0x2"]`, `"calldata":`+list, 1)
+}
+
 // ValidV1 is a well-formed INVOKE v1.
 const ValidV1 = `{"type":"INVOKE","version":"0x1","max_fee":"0x10","signature":["0x1","0x2"],"nonce":"0x0","sender_address":"0x123","calldata":["0x1","0x2"]}`
 

@@ -26,13 +26,16 @@ func FuzzAnswer(f *testing.F) {
 // FuzzRefOf: a param naming a block is read without panicking, and a
 // hash it reads is one written in the param.
 func FuzzRefOf(f *testing.F) {
-	for _, s := range []string{`"0x10"`, `"earliest"`, `"pending"`, `{"blockHash":"0x01"}`, `"0x` + "ab" + `"`, `{`, `[]`} {
+	for _, s := range []string{`"0x10"`, `"earliest"`, `"pending"`, `{"blockHash":"0x01"}`, `"0x` + "ab" + `"`, `{`, `[]`, `"pend\u0069ng"`, "\"0x\xff\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		r := refOf([]byte(v))
 		if r.byHash && r.byNum {
 			t.Fatalf("%q read as both a hash and a number", v)
+		}
+		if len(v) > 0 && v[0] != '{' && r != decodedRef([]byte(v)) {
+			t.Fatalf("%q read as %+v, decoded as %+v", v, r, decodedRef([]byte(v)))
 		}
 	})
 }

@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -37,28 +39,53 @@ func refOf(v []byte) ref {
 		})
 		return r
 	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return ref{}
+	s, ok := rawString(v)
+	if !ok {
+		var str string
+		if json.Unmarshal(v, &str) != nil {
+			return ref{}
+		}
+		s = []byte(str)
 	}
-	switch s {
+	switch string(s) {
 	case "pending":
 		return ref{pending: true}
 	case "earliest":
 		return ref{byNum: true}
 	}
 	if len(s) == 2+2*common.HashLength {
-		b, err := hexutil.Decode(s)
-		if err != nil {
+		// hexutil.Decode's rules: a 0x or 0X prefix, then hex digits.
+		var h common.Hash
+		if s[0] != '0' || s[1] != 'x' && s[1] != 'X' {
 			return ref{}
 		}
-		return ref{hash: common.BytesToHash(b), byHash: true}
+		if _, err := hex.Decode(h[:], s[2:]); err != nil {
+			return ref{}
+		}
+		return ref{hash: h, byHash: true}
 	}
-	n, err := hexutil.DecodeUint64(s)
+	n, err := hexutil.DecodeUint64(string(s))
 	if err != nil {
 		return ref{}
 	}
 	return ref{number: n, byNum: true}
+}
+
+// rawString is the content of v, a JSON string, when it holds no escape
+// (every hash, quantity and tag a client sends): then its bytes are what
+// encoding/json would decode, without decoding. ok is false for anything
+// else, left to encoding/json.
+func rawString(v []byte) (s []byte, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	s = v[1 : len(v)-1]
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	return s, true
 }
 
 // param is the i-th positional param's ref.

@@ -193,3 +193,30 @@ func (p *Pool) refusedOld(kind methods.Needs) {
 		p.OnFloorRefused(kind.String())
 	}
 }
+
+// batchOlds are what the calls of an upstream batch need of old data,
+// read only when one of them needs some (nil: none does).
+type batchOlds []oldBlock
+
+func (b batchOlds) at(i int) oldBlock {
+	if b == nil {
+		return oldBlock{}
+	}
+	return b[i]
+}
+
+func (p *Pool) batchOlds(chunk []BatchCall) batchOlds {
+	var out batchOlds
+	for i, c := range chunk {
+		k := kindOf(c.Rule)
+		old := k.oldBlockOf(c.Params, k.blockOf(c.Params))
+		if old.kind == methods.NeedsNothing {
+			continue
+		}
+		if out == nil {
+			out = make(batchOlds, len(chunk))
+		}
+		out[i] = old
+	}
+	return out
+}

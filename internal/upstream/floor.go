@@ -34,6 +34,9 @@ type floors struct {
 	configured [methods.NumNeeds]bool
 	// probed: a probe set the kind's floor at least once.
 	probed [methods.NumNeeds]atomic.Bool
+	// learned wakes the member's probe (floorprobe.go) when an answer
+	// moved a floor: the floor learned is only above the block asked.
+	learned chan struct{}
 }
 
 func (f *floors) configure(kind methods.Needs, c Floor) {
@@ -144,6 +147,10 @@ func (p *Pool) learnFloor(m *Member, old oldBlock, resp *jsonrpc.Response) bool 
 	}
 	if old.kind != methods.NeedsNothing && m.floors.raise(kind, old.number+1) {
 		p.floorMoved(m, kind)
+		select {
+		case m.floors.learned <- struct{}{}:
+		default:
+		}
 	}
 	return true
 }

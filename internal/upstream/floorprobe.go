@@ -18,26 +18,42 @@ import (
 // DefaultFloorProbe is how often members' floors are probed again.
 const DefaultFloorProbe = 5 * time.Minute
 
+// floorReprobeGap is the least time between two probes of a member: an
+// answer that moved a floor (a pruned node's window moves with its head)
+// brings the next probe forward, but no nearer than this.
+const floorReprobeGap = 10 * time.Second
+
 // probeKinds are the kinds of floor a probe looks for.
 var probeKinds = []methods.Needs{methods.NeedsState, methods.NeedsHistory}
 
 // probeFloors probes m's floors until ctx ends: first once its head is
-// known, then every FloorProbe.
+// known, then every FloorProbe, or sooner (floorReprobeGap after the last)
+// when one of its answers moved a floor.
 func (p *Pool) probeFloors(ctx context.Context, m *Member) {
 	if p.req.probeAt(methods.NeedsState, 0) == nil && p.req.probeAt(methods.NeedsHistory, 0) == nil {
 		return
 	}
 	wait := time.Duration(0)
+	var last time.Time
 	for {
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-time.After(wait):
+		case <-t.C:
+		case <-m.floors.learned:
+			t.Stop()
 		}
 		if !m.Healthy() || m.Head() == 0 {
 			wait = p.cfg.HeadInterval // not yet: its head is not known
 			continue
 		}
+		if since := time.Since(last); !last.IsZero() && since < floorReprobeGap {
+			wait = floorReprobeGap - since
+			continue
+		}
+		last = time.Now()
 		for _, kind := range probeKinds {
 			if m.floors.configured[kind] {
 				continue

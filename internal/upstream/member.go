@@ -93,6 +93,7 @@ func newMember(mc MemberConfig) *Member {
 	if _, ok := mc.Upstream.(Unbatched); ok {
 		m.BatchSize = 1
 	}
+	m.floors.learned = make(chan struct{}, 1)
 	m.floors.configure(methods.NeedsState, mc.StateFrom)
 	m.floors.configure(methods.NeedsHistory, mc.LogsFrom)
 	m.healthy.Store(true)

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -108,4 +109,35 @@ func FuzzOldBlockOf(f *testing.F) {
 			t.Fatalf("fromBlock %d read as %+v", n, got)
 		}
 	})
+}
+
+// BenchmarkFloorRouting is what the floors add to each call (floor.go):
+// reading the old block it needs and marking the members whose floor is
+// above it, for an eth_call at a block number, an eth_getLogs range and a
+// call that needs nothing old, over a pool of three members one of which
+// is pruned.
+func BenchmarkFloorRouting(b *testing.B) {
+	p := NewPool("bench", PoolConfig{}, MemberConfig{Name: "a"}, MemberConfig{Name: "b"},
+		MemberConfig{Name: "pruned", StateFrom: Floor{From: 1000, Set: true}, LogsFrom: Floor{From: 1000, Set: true}})
+	calls := []struct{ name, method, params string }{
+		{"call", "eth_call", `[{"to":"0x0101010101010101010101010101010101010101","data":"0x00"},"0x1b4"]`},
+		{"getLogs", "eth_getLogs", `[{"fromBlock":"0x1b0","toBlock":"0x1b4","address":"0x0101010101010101010101010101010101010101"}]`},
+		{"getTransactionByHash", "eth_getTransactionByHash", `["0x` + strings.Repeat("cd", 32) + `"]`},
+	}
+	for _, c := range calls {
+		b.Run(c.name, func(b *testing.B) {
+			rule := ruleOf(c.method)
+			params := json.RawMessage(c.params)
+			var tried [3]bool
+			b.ReportAllocs()
+			for b.Loop() {
+				k := kindOf(rule)
+				old := k.oldBlockOf(params, k.blockOf(params))
+				tried = [3]bool{}
+				if p.skipBelowFloor(old, tried[:]) != nil {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
 }

@@ -184,20 +184,27 @@ func TestFloorsWithGoEthereum(t *testing.T) {
 		testenv.WaitFor(t, time.Minute, "both members at the head", func() bool { return p.Status()[1].Head == gethChainBlocks && p.Status()[0].Head == gethChainBlocks })
 		return p, archive, pruned
 	}
-	// pass makes 600 old calls over every block; it returns the errors
-	// delivered, the upstream calls each member got and the pruned answers
-	// the pool met.
-	pass := func(t *testing.T, p *upstream.Pool, archive, pruned *countingProxy) (delivered, onArchive, onPruned, met int) {
+	// pass makes the old calls of 600 (each block's balance, logs and
+	// receipts) that want takes; it returns how many, the errors
+	// delivered, the upstream calls each member got and the pruned
+	// answers the pool met.
+	pass := func(t *testing.T, p *upstream.Pool, archive, pruned *countingProxy, want func(method string, b uint64) bool) (calls, delivered, onArchive, onPruned, met int) {
 		a0, p0, met0 := archive.count(clientMethods...), pruned.count(clientMethods...), pruned.pruned
 		for i := range 600 {
-			method, params := gethOldCall(i, uint64(1+i%gethChainBlocks), payees)
+			b := uint64(1 + i%gethChainBlocks)
+			method, params := gethOldCall(i, b, payees)
+			if !want(method, b) {
+				continue
+			}
+			calls++
 			if resp := send(t, p, method, params, true); resp.Err != nil {
 				delivered++
 				t.Errorf("%s %s answered %v", method, params, resp.Err)
 			}
 		}
-		return delivered, archive.count(clientMethods...) - a0, pruned.count(clientMethods...) - p0, pruned.pruned - met0
+		return calls, delivered, archive.count(clientMethods...) - a0, pruned.count(clientMethods...) - p0, pruned.pruned - met0
 	}
+	every := func(string, uint64) bool { return true }
 	t.Run("probed", func(t *testing.T) {
 		p, archive, pruned := pool(t, true)
 		testenv.WaitFor(t, time.Minute, "the pruned member's floors probed", func() bool {
@@ -210,7 +217,7 @@ func TestFloorsWithGoEthereum(t *testing.T) {
 		}
 		t.Logf("pruned member: state from block %d, logs from block %d (head %d); probe calls: %d eth_getBalance, %d eth_getBlockReceipts",
 			st[1].StateFrom, st[1].LogsFrom, p.Head(), pruned.count("eth_getBalance"), pruned.count("eth_getBlockReceipts"))
-		delivered, onArchive, onPruned, met := pass(t, p, archive, pruned)
+		_, delivered, onArchive, onPruned, met := pass(t, p, archive, pruned, every)
 		t.Logf("600 old calls: %d errors delivered; upstream calls: archive %d, pruned %d; pruned answers met %d", delivered, onArchive, onPruned, met)
 		if met != 0 || onArchive+onPruned != 600 {
 			t.Fatalf("%d calls of 600 were sent to a member below its probed floor (%d upstream calls), want 0", met, onArchive+onPruned)
@@ -221,13 +228,24 @@ func TestFloorsWithGoEthereum(t *testing.T) {
 	})
 	t.Run("learned", func(t *testing.T) {
 		p, archive, pruned := pool(t, false)
-		delivered, onArchive, onPruned, met := pass(t, p, archive, pruned)
+		_, delivered, onArchive, onPruned, met := pass(t, p, archive, pruned, every)
+		st := p.Status()[1]
 		t.Logf("first 600 old calls: %d errors delivered; upstream calls: archive %d, pruned %d; pruned answers met %d (floors learned: state %d, logs %d)",
-			delivered, onArchive, onPruned, met, p.Status()[1].StateFrom, p.Status()[1].LogsFrom)
-		delivered, onArchive, onPruned, met = pass(t, p, archive, pruned)
-		t.Logf("next 600: %d errors delivered; upstream calls: archive %d, pruned %d; pruned answers met %d", delivered, onArchive, onPruned, met)
-		if met != 0 || onArchive+onPruned != 600 {
-			t.Fatalf("once learned, %d calls of 600 were still sent to a member below its floor (%d upstream calls), want 0", met, onArchive+onPruned)
+			delivered, onArchive, onPruned, met, st.StateFrom, st.LogsFrom)
+		if st.StateFrom < 2 || st.LogsFrom < 2 {
+			t.Fatalf("no floor learned from %d pruned answers: state %d, logs %d", met, st.StateFrom, st.LogsFrom)
+		}
+		// Every call of the same 600 below the floors learned: none reaches the pruned member.
+		below := func(method string, b uint64) bool {
+			if method == "eth_getBalance" {
+				return b < st.StateFrom
+			}
+			return b < st.LogsFrom
+		}
+		calls, delivered, onArchive, onPruned, met := pass(t, p, archive, pruned, below)
+		t.Logf("then %d calls below them: %d errors delivered; upstream calls: archive %d, pruned %d; pruned answers met %d", calls, delivered, onArchive, onPruned, met)
+		if met != 0 || onPruned != 0 || onArchive != calls {
+			t.Fatalf("once learned, %d calls of %d were still sent to a member below its floor (%d upstream calls), want 0", onPruned, calls, onArchive+onPruned)
 		}
 	})
 }

@@ -34,9 +34,26 @@ type floors struct {
 	configured [methods.NumNeeds]bool
 	// probed: a probe set the kind's floor at least once.
 	probed [methods.NumNeeds]atomic.Bool
+	// window, when not 0, is how many blocks behind its head the member
+	// keeps (a floor that moves with the head, as a full node's recent
+	// states: two probes found it moved as far as the head did;
+	// floorprobe.go): its floor is then at least its head less window.
+	window [methods.NumNeeds]atomic.Uint64
 	// learned wakes the member's probe (floorprobe.go) when an answer
 	// moved a floor: the floor learned is only above the block asked.
 	learned chan struct{}
+}
+
+// floor is m's floor of kind now: the one set, or, for a floor that moves
+// with the head, its head less the blocks it keeps when that is higher.
+func (m *Member) floor(kind methods.Needs) uint64 {
+	f := m.floors.at[kind].Load()
+	if w := m.floors.window[kind].Load(); w != 0 {
+		if h := m.Head(); h > w {
+			f = max(f, h-w)
+		}
+	}
+	return f
 }
 
 func (f *floors) configure(kind methods.Needs, c Floor) {
@@ -102,7 +119,7 @@ func logsFrom(filter []byte) blockRef {
 
 // serves reports whether m's floor lets it answer a call needing old.
 func (m *Member) serves(old oldBlock) bool {
-	return old.kind == methods.NeedsNothing || m.floors.at[old.kind].Load() <= old.number
+	return old.kind == methods.NeedsNothing || m.floor(old.kind) <= old.number
 }
 
 // skipBelowFloor marks as tried the members whose floor is above the block
@@ -118,7 +135,7 @@ func (p *Pool) skipBelowFloor(old oldBlock, tried []bool) *jsonrpc.Response {
 			any = true
 			continue
 		}
-		earliest = min(earliest, m.floors.at[old.kind].Load())
+		earliest = min(earliest, m.floor(old.kind))
 		tried[i] = true
 	}
 	if any {
@@ -182,7 +199,7 @@ func (p *Pool) SetFloorHooks(moved func(member, kind string, from uint64), refus
 func (p *Pool) FloorsNow(fn func(member, kind string, from uint64)) {
 	for _, m := range p.members {
 		for _, kind := range probeKinds {
-			fn(m.Name(), kind.String(), m.floors.at[kind].Load())
+			fn(m.Name(), kind.String(), m.floor(kind))
 		}
 	}
 }
@@ -190,7 +207,7 @@ func (p *Pool) FloorsNow(fn func(member, kind string, from uint64)) {
 // floorMoved tells OnFloor of m's floor of kind.
 func (p *Pool) floorMoved(m *Member, kind methods.Needs) {
 	if p.OnFloor != nil {
-		p.OnFloor(m.Name(), kind.String(), m.floors.at[kind].Load())
+		p.OnFloor(m.Name(), kind.String(), m.floor(kind))
 	}
 }
 

@@ -30,23 +30,28 @@ import (
 )
 
 // gethChainBlocks is the length of the chain both go-ethereum members
-// import: well past the 128 recent states a pruned (path-scheme) node keeps.
-const gethChainBlocks = 200
+// import: well past the 128 recent states a pruned (path-scheme) node
+// keeps; gethLaterBlocks more are made to be inserted later.
+const (
+	gethChainBlocks = 200
+	gethLaterBlocks = 60
+)
 
 // writeGethChain makes a chain of gethChainBlocks blocks, each with one
 // transfer to a new account (so that every block has a state of its own),
 // with go-ethereum's chain maker, and writes it as `nodegate node
 // --chain` reads it (genesis.json, chain.rlp). It returns the dir and the
-// accounts paid, one per block (block i+1 pays payees[i]).
-func writeGethChain(t *testing.T) (string, []common.Address) {
+// accounts paid, one per block (block i+1 pays payees[i]), and the
+// gethLaterBlocks blocks that follow the chain written.
+func writeGethChain(t *testing.T) (string, []common.Address, []*types.Block) {
 	t.Helper()
 	key, _ := crypto.GenerateKey()
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	genesis := core.DeveloperGenesisBlock(30_000_000, nil) // go-ethereum's dev chain, with its system contracts
 	genesis.Alloc[from] = types.Account{Balance: new(big.Int).Lsh(big.NewInt(1), 100)}
 	signer := types.LatestSigner(genesis.Config)
-	payees := make([]common.Address, gethChainBlocks)
-	_, blocks, _ := core.GenerateChainWithGenesis(genesis, beacon.New(ethash.NewFaker()), gethChainBlocks, func(i int, g *core.BlockGen) {
+	payees := make([]common.Address, gethChainBlocks+gethLaterBlocks)
+	_, blocks, _ := core.GenerateChainWithGenesis(genesis, beacon.New(ethash.NewFaker()), gethChainBlocks+gethLaterBlocks, func(i int, g *core.BlockGen) {
 		payees[i] = common.BigToAddress(big.NewInt(int64(0x1000 + i)))
 		tx, err := types.SignNewTx(key, signer, &types.DynamicFeeTx{
 			ChainID: genesis.Config.ChainID, Nonce: uint64(i), GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(params.InitialBaseFee * 2),
@@ -63,7 +68,7 @@ func writeGethChain(t *testing.T) (string, []common.Address) {
 		t.Fatal(err)
 	}
 	var chain bytes.Buffer
-	for _, b := range blocks {
+	for _, b := range blocks[:gethChainBlocks] {
 		if err := rlp.Encode(&chain, b); err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +79,7 @@ func writeGethChain(t *testing.T) (string, []common.Address) {
 	if err := os.WriteFile(filepath.Join(dir, "chain.rlp"), chain.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir, payees
+	return dir, payees[:gethChainBlocks], blocks[gethChainBlocks:]
 }
 
 // countingProxy forwards single calls to a node on loopback and counts
@@ -110,6 +115,12 @@ func (c *countingProxy) count(methods ...string) int {
 		n += c.calls[m]
 	}
 	return n
+}
+
+func (c *countingProxy) prunedAnswers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pruned
 }
 
 func (c *countingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -167,7 +178,7 @@ func gethOldCall(i int, b uint64, payees []common.Address) (method, params strin
 // floors probed the pruned member gets no call below them, and with the
 // floors learned from its answers alone, none once they are learned.
 func TestFloorsWithGoEthereum(t *testing.T) {
-	dir, payees := writeGethChain(t)
+	dir, payees, later := writeGethChain(t)
 	archiveNode := evmnodetest.Start(t, evmnode.Config{ChainDir: dir, HTTPAddr: "127.0.0.1:0"})
 	prunedNode := evmnodetest.Start(t, evmnode.Config{ChainDir: dir, HTTPAddr: "127.0.0.1:0", PrunedState: true})
 	const historyFloor = 100
@@ -189,7 +200,7 @@ func TestFloorsWithGoEthereum(t *testing.T) {
 	// delivered, the upstream calls each member got and the pruned
 	// answers the pool met.
 	pass := func(t *testing.T, p *upstream.Pool, archive, pruned *countingProxy, want func(method string, b uint64) bool) (calls, delivered, onArchive, onPruned, met int) {
-		a0, p0, met0 := archive.count(clientMethods...), pruned.count(clientMethods...), pruned.pruned
+		a0, p0, met0 := archive.count(clientMethods...), pruned.count(clientMethods...), pruned.prunedAnswers()
 		for i := range 600 {
 			b := uint64(1 + i%gethChainBlocks)
 			method, params := gethOldCall(i, b, payees)
@@ -202,7 +213,7 @@ func TestFloorsWithGoEthereum(t *testing.T) {
 				t.Errorf("%s %s answered %v", method, params, resp.Err)
 			}
 		}
-		return calls, delivered, archive.count(clientMethods...) - a0, pruned.count(clientMethods...) - p0, pruned.pruned - met0
+		return calls, delivered, archive.count(clientMethods...) - a0, pruned.count(clientMethods...) - p0, pruned.prunedAnswers() - met0
 	}
 	every := func(string, uint64) bool { return true }
 	t.Run("probed", func(t *testing.T) {
@@ -246,6 +257,42 @@ func TestFloorsWithGoEthereum(t *testing.T) {
 		t.Logf("then %d calls below them: %d errors delivered; upstream calls: archive %d, pruned %d; pruned answers met %d", calls, delivered, onArchive, onPruned, met)
 		if met != 0 || onPruned != 0 || onArchive != calls {
 			t.Fatalf("once learned, %d calls of %d were still sent to a member below its floor (%d upstream calls), want 0", onPruned, calls, onArchive+onPruned)
+		}
+	})
+	t.Run("moving", func(t *testing.T) { // last: it adds blocks to both nodes
+		p, archive, pruned := pool(t, true)
+		testenv.WaitFor(t, time.Minute, "the pruned member's floors probed", func() bool { return p.Status()[1].StateFrom == 72 })
+		insert := func(blocks []*types.Block) {
+			for _, n := range []*evmnode.Node{archiveNode, prunedNode} {
+				if _, err := n.Ethereum().BlockChain().InsertChain(blocks); err != nil {
+					t.Fatal(err)
+				}
+			}
+			head := blocks[len(blocks)-1].NumberU64()
+			testenv.WaitFor(t, time.Minute, "both members at the new head", func() bool { return p.Status()[0].Head == head && p.Status()[1].Head == head })
+		}
+		insert(later[:30]) // head 230: the pruned node now keeps state from 102
+		balanceAt := func(b uint64) {
+			if resp := send(t, p, "eth_getBalance", fmt.Sprintf(`["%s","%s"]`, payees[b-1].Hex(), hexutil.EncodeUint64(b)), true); resp.Err != nil {
+				t.Fatalf("balance at %d: %v", b, resp.Err)
+			}
+		}
+		for i, met := 0, pruned.prunedAnswers(); i < 256 && pruned.prunedAnswers() == met; i++ {
+			balanceAt(90) // until one reaches the pruned member: its answer moves its floor and brings its probe forward
+		}
+		testenv.WaitFor(t, time.Minute, "the pruned member's floor probed again", func() bool { return p.Status()[1].StateFrom == 102 })
+		insert(later[30:]) // head 260: state from 132, and no probe since
+		if got := p.Status()[1].StateFrom; got != 132 {
+			t.Fatalf("the pruned member's state floor at head 260 is %d, want 132 (it moves with the head)", got)
+		}
+		met, onPruned, onArchive := pruned.prunedAnswers(), pruned.count("eth_getBalance"), archive.count("eth_getBalance")
+		for b := uint64(102); b < 132; b++ {
+			balanceAt(b)
+		}
+		t.Logf("30 calls at blocks 102-131 (pruned since head 260, no probe since head 230): pruned member got %d, pruned answers met %d; archive %d",
+			pruned.count("eth_getBalance")-onPruned, pruned.prunedAnswers()-met, archive.count("eth_getBalance")-onArchive)
+		if got := pruned.prunedAnswers() - met; got != 0 {
+			t.Fatalf("%d calls reached the pruned member below its moving floor, want 0", got)
 		}
 	})
 }

@@ -34,7 +34,10 @@ func (p *Pool) probeFloors(ctx context.Context, m *Member) {
 		return
 	}
 	wait := time.Duration(0)
-	var last time.Time
+	var (
+		last time.Time
+		seen [methods.NumNeeds]probeSeen
+	)
 	for {
 		t := time.NewTimer(wait)
 		select {
@@ -55,17 +58,40 @@ func (p *Pool) probeFloors(ctx context.Context, m *Member) {
 		}
 		last = time.Now()
 		for _, kind := range probeKinds {
-			if m.floors.configured[kind] {
-				continue
-			}
-			if n, ok := p.probeFloor(ctx, m, kind); ok {
-				m.floors.probed[kind].Store(true)
-				if m.floors.at[kind].Swap(n) != n {
-					p.floorMoved(m, kind)
-				}
+			if !m.floors.configured[kind] {
+				p.probeKind(ctx, m, kind, &seen[kind])
 			}
 		}
 		wait = p.cfg.FloorProbe
+	}
+}
+
+// probeSeen is what the last probe of a kind found: the floor, at which head.
+type probeSeen struct{ floor, head uint64 }
+
+// probeKind probes m's floor of kind and sets it. When it moved up since
+// the last probe at least half as far as the head did, the floor moves
+// with the head (a full node's recent states): m keeps the blocks since
+// its head less window, and its floor follows its head between probes;
+// when it stayed while the head moved, it is a fixed floor.
+func (p *Pool) probeKind(ctx context.Context, m *Member, kind methods.Needs, last *probeSeen) {
+	head := m.Head()
+	n, ok := p.probeFloor(ctx, m, kind)
+	if !ok {
+		return
+	}
+	m.floors.probed[kind].Store(true)
+	switch {
+	case n == 0 || n >= head:
+		m.floors.window[kind].Store(0)
+	case last.floor != 0 && n > last.floor && head > last.head && 2*(n-last.floor) >= head-last.head:
+		m.floors.window[kind].Store(head - n)
+	case n == last.floor && head > last.head:
+		m.floors.window[kind].Store(0) // it stayed while the head moved: a fixed floor
+	}
+	*last = probeSeen{floor: n, head: head}
+	if m.floors.at[kind].Swap(n) != n {
+		p.floorMoved(m, kind)
 	}
 }
 

@@ -223,7 +223,7 @@ func (m *Member) status(best uint64) MemberStatus {
 		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
 		WritesPending: m.writes.pending.Load(), WritesDropped: m.writes.dropped.Load(),
 		VerifyFailures: m.verifyFailures.Load(), UnavailableMethods: m.lacked.list(time.Now()),
-		StateFrom: m.floors.at[methods.NeedsState].Load(), LogsFrom: m.floors.at[methods.NeedsHistory].Load(),
+		StateFrom: m.floor(methods.NeedsState), LogsFrom: m.floor(methods.NeedsHistory),
 	}
 	if until := m.quarantinedUntil.Load(); until != 0 {
 		st.QuarantinedUntil = time.Unix(0, until).UTC()

@@ -99,6 +99,11 @@ type Upstream struct {
 	// BatchSize is how many calls of a client batch go to this upstream in
 	// one upstream batch: 0 means 100, 1 sends every call alone.
 	BatchSize int `yaml:"batch_size"`
+	// Archive, StateFrom and LogsFrom are the operator's word on how far
+	// back the node serves (floors.go; docs/pools.md).
+	Archive   bool    `yaml:"archive"`
+	StateFrom *uint64 `yaml:"state_from"`
+	LogsFrom  *uint64 `yaml:"logs_from"`
 }
 
 // Partner is another provider's endpoint, used only for failover.
@@ -130,6 +135,9 @@ type Pool struct {
 	// MethodRecheck is how long a node that answered -32601 to a method
 	// gets no more calls of it, before it is asked again (5m).
 	MethodRecheck time.Duration `yaml:"method_recheck"`
+	// FloorProbe is how often each node's state and logs floors are
+	// probed again (5m; docs/pools.md).
+	FloorProbe time.Duration `yaml:"floor_probe"`
 }
 
 // Broadcasts reports whether signed transactions go to every node (default: yes).
@@ -236,6 +244,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 		if u.BatchSize < 0 || u.BatchSize > 10000 {
 			bad(p+".batch_size", "want 0 (default 100) to 10000, got %d", u.BatchSize)
 		}
+		u.validateFloors(p, k, bad) // floors.go
 	}
 	if embedded > 1 {
 		bad(path+".upstreams", "at most one embedded upstream per network")
@@ -256,7 +265,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 	if n.Pool.MaxAttempts < 0 || n.Pool.FailThreshold < 0 {
 		bad(path+".pool", "counts must not be negative")
 	}
-	for _, d := range []time.Duration{n.Pool.RetryBudget, n.Pool.AttemptTimeout, n.Pool.HeadInterval, n.Pool.ProbeInterval, n.Pool.HeadWait, n.Pool.MethodRecheck} {
+	for _, d := range []time.Duration{n.Pool.RetryBudget, n.Pool.AttemptTimeout, n.Pool.HeadInterval, n.Pool.ProbeInterval, n.Pool.HeadWait, n.Pool.MethodRecheck, n.Pool.FloorProbe} {
 		if d < 0 {
 			bad(path+".pool", "durations must not be negative")
 			break

@@ -26,6 +26,11 @@ type Config struct {
 	// CallTimeout is the node's own limit on one eth_call or
 	// eth_estimateGas (go-ethereum's RPCEVMTimeout); 0 keeps its 5s.
 	CallTimeout time.Duration
+	// PrunedState keeps only the recent blocks' state, as a default
+	// go-ethereum full node does (path scheme: the last 128 blocks); a
+	// call reading older state gets go-ethereum's "historical state … is
+	// not available". Default false: an archive node, every block's state.
+	PrunedState bool
 	// MaxConcurrent bounds the calls Node.Do serves at once; 0 means
 	// DefaultMaxConcurrent.
 	MaxConcurrent int

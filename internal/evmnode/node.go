@@ -124,6 +124,9 @@ func (n *Node) startEth(ctx context.Context, cfg Config, genesis *core.Genesis) 
 	ec.SyncMode = ethconfig.FullSync
 	ec.NoPruning = true // archive: every block's state answers
 	ec.StateScheme = rawdb.HashScheme
+	if cfg.PrunedState {
+		ec.NoPruning, ec.StateScheme = false, rawdb.PathScheme // a full node's recent states only
+	}
 	ec.TransactionHistory = 0 // index every transaction
 	ec.RPCGasCap = n.gasCap
 	if cfg.CallTimeout > 0 {

@@ -21,6 +21,12 @@ type Kind struct {
 	// "nonce too low" is asked whether it holds that very one; "" when
 	// the family's writes are not sent to every member.
 	TxByHashMethod string
+	// StateProbeMethod reads an account's state at a block (params: an
+	// address and the block), LogsProbeMethod a block's receipts (params:
+	// the block): the cheap reads with which pools probe how far back each
+	// member serves state and logs (its floors); "" when the family has
+	// no floors.
+	StateProbeMethod, LogsProbeMethod string
 	// Section is the key of the network configuration's section that only
 	// a network of this family may set ("" none).
 	Section string
@@ -28,7 +34,8 @@ type Kind struct {
 
 // The families. A network that names none is of the first.
 var (
-	EVM      = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId", HeadBlockMethod: "eth_getBlockByNumber", TxByHashMethod: "eth_getTransactionByHash"}
+	EVM = Kind{Name: "evm", HeadMethod: "eth_blockNumber", ChainIDMethod: "eth_chainId", HeadBlockMethod: "eth_getBlockByNumber", TxByHashMethod: "eth_getTransactionByHash",
+		StateProbeMethod: "eth_getBalance", LogsProbeMethod: "eth_getBlockReceipts"}
 	Starknet = Kind{Name: "starknet", HeadMethod: "starknet_blockNumber", ChainIDMethod: "starknet_chainId", Section: "starknet"}
 )
 

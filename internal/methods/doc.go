@@ -6,7 +6,8 @@
 // or the block, whether its answer can be very large, and what it says
 // about blocks for the pool and the cache (facts.go: the block it names,
 // the answer field proving a block, lookup by hash, write, cacheable; tied
-// to go-ethereum's own signatures by TestFactsMatchGoEthereum). They are
+// to go-ethereum's own signatures by TestFactsMatchGoEthereum), and what it
+// needs at the block it names, old state or old history (needs.go). They are
 // fields of its Rule, never side tables elsewhere. Unknown methods are decided by
 // namespace (forwarded or refused).
 //

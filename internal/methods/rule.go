@@ -82,6 +82,9 @@ type Rule struct {
 	// Answer is what the method's result is, for the checks an answer
 	// passes before it leaves (answer.go, internal/verify).
 	Answer Answer
+	// Needs is what a node must still hold at the block the call names
+	// (needs.go: old state, or old blocks' bodies, receipts and logs).
+	Needs Needs
 }
 
 // Contracts is where a method's params name contracts; the pipeline reads

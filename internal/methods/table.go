@@ -83,6 +83,7 @@ func NewTable(family Family) *Table {
 				r.Family = FamilyEVM
 			}
 			r.Validated = r.Args != nil
+			r.Needs = needsOf[r.Name] // needs.go
 			t.rules[r.Name] = &r
 		}
 	}

@@ -49,6 +49,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	pcfg := poolConfig(nc.Pool)
 	pcfg.HeadMethod, pcfg.NoNewHeads = fam.HeadMethod, !fam.FollowsNewHeads
 	pcfg.HeadBlockMethod, pcfg.TxByHashMethod = fam.HeadBlockMethod, fam.TxByHashMethod
+	pcfg.StateProbeMethod, pcfg.LogsProbeMethod = fam.StateProbeMethod, fam.LogsProbeMethod
 	embedded := s.embedded(cfg)
 	var members []upstream.MemberConfig
 	for _, uc := range nc.Upstreams {
@@ -57,7 +58,10 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 			return nil, fmt.Errorf("network %s: upstream %s: %w", nc.Name, uc.Name, err)
 		}
 		// Named as configured ({ name: local, url: embedded } is "local").
-		members = append(members, upstream.MemberConfig{Upstream: u, Name: uc.Name, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.BatchSize(uc)})
+		mc := upstream.MemberConfig{Upstream: u, Name: uc.Name, Weight: uc.Weight, Priority: uc.Priority, BatchSize: fam.BatchSize(uc)}
+		state, logs, stateSet, logsSet := uc.Floors() // how far back it serves, when the operator says
+		mc.StateFrom, mc.LogsFrom = upstream.Floor{From: state, Set: stateSet}, upstream.Floor{From: logs, Set: logsSet}
+		members = append(members, mc)
 	}
 	caches := fam.Caches && nc.Cache.On()
 	pcfg.TrackFinalized = caches // the cache keeps only what is final
@@ -147,6 +151,7 @@ func (s *Service) watch(n *pipeline.Network) {
 		p.OnVerifyFailed = func(member, check string) {
 			s.Metrics.VerifyFailures.WithLabelValues(n.Name, member, check).Inc()
 		}
+		s.Metrics.Floors().Watch(n.Name, p) // each member's state and logs floors
 		p.Start(context.Background())
 		for _, st := range p.Status() {
 			up := 0.0
@@ -163,6 +168,7 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
 		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
 		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(), MethodRecheck: c.MethodRecheck,
+		FloorProbe: c.FloorProbe,
 	}
 }
 

@@ -41,6 +41,7 @@ type Registry struct {
 
 	calls    callCache
 	attempts attemptCache
+	floors   floorsOnce // floors.go
 }
 
 // durationBuckets are the request and upstream latency buckets, seconds.

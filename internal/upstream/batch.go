@@ -76,13 +76,23 @@ var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &
 func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answers []BatchAnswer) {
 	bp := batchBufs.Get().(*[]byte)
 	body := append((*bp)[:0], '[')
+	olds := p.batchOlds(chunk) // floor.go: a call m's floor is above goes alone, to another member
 	for i, c := range chunk {
-		if i > 0 {
+		if !m.serves(olds.at(i)) {
+			continue
+		}
+		if len(body) > 1 {
 			body = append(body, ',')
 		}
 		body = jsonrpc.AppendRequest(body, uint64(i), c.Method, c.Params)
 	}
 	body = append(body, ']')
+	if len(body) == 2 { // m serves none of them: each goes alone
+		for i := range answers {
+			answers[i].Failed = m
+		}
+		return
+	}
 	actx, start := p.startAttempt(ctx, m)
 	sentAt := m.Head()
 	out, err := p.attempt(actx, time.Now().Add(p.cfg.RetryBudget), m, body, checkBatchAnswer)
@@ -110,6 +120,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 			return true
 		}
 		seen[i] = true
+		p.learnFloor(m, olds.at(int(i)), &resp) // floor.go
 		if IsNodeFaultAnswer(resp.Err) {
 			return true // a lagging node's answer: that call goes alone
 		}

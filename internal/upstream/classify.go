@@ -3,21 +3,20 @@ package upstream
 import (
 	"strings"
 
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // nodeFaultMessages are JSON-RPC error texts that describe the node's state,
 // not the request: another node (at the head, fully synced) may answer.
+// A node's word that it no longer holds an old block's state or history is
+// one too, from the table of such wordings (floorerrors.go).
 // go-ethereum's -32002 "request timed out" is not one: the node ran the
 // call for as long as its limit allows, and another node would run it as
 // long again (a call that loops until its gas ends).
 var nodeFaultMessages = []string{
 	"header not found",
-	"missing trie node",
 	"unknown block",
-	"state is not available",
-	"state not available",
-	"historical state",
 	"transaction indexing is in progress",
 	"too many requests",
 	"rate limit",
@@ -37,6 +36,9 @@ func IsNodeFaultAnswer(e *jsonrpc.Error) bool {
 	case jsonrpc.CodeReverted, jsonrpc.CodeInvalidParams, jsonrpc.CodeMethodNotFound,
 		jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
 		return false
+	}
+	if prunedKind(e) != methods.NeedsNothing {
+		return true // floorerrors.go
 	}
 	msg := strings.ToLower(e.Message)
 	for _, m := range nodeFaultMessages {

@@ -31,6 +31,11 @@
 // what a method says about blocks from the rule the call carries — the
 // block a call names, a lagging member's answer, what an answer proves
 // (need.go, proof.go; the facts are methods.Rule's, never a table here) —
+// how far back each member serves state and logs — its floors,
+// configured, probed (floorprobe.go) or learned from its answers in the
+// one table of pruned wordings (floorerrors.go), and the routing of a call
+// naming an old block by them (floor.go; what a method needs is
+// methods.Rule.Needs) —,
 // the quarantine of a member whose answer failed the family's checks
 // (PoolConfig.Verify; verify.go: what is checked is internal/verify's),
 // the sending of signed transactions to every member (broadcast.go), once

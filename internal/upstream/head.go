@@ -45,6 +45,7 @@ func (p *Pool) Start(ctx context.Context) {
 			p.wg.Go(func() { p.subscribe(bg, m, hs) })
 		}
 		p.wg.Go(func() { p.track(bg, m) })
+		p.wg.Go(func() { p.probeFloors(bg, m) }) // floorprobe.go
 	}
 	p.wg.Go(func() { p.resendLoop(bg) })
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/methods"
 )
 
 // Member is one upstream of a pool with what the pool knows about it.
@@ -60,6 +62,8 @@ type Member struct {
 	verifyFailures   atomic.Uint64
 	// lacked are the methods the member answered -32601 (methods.go).
 	lacked lackedMethods
+	// floors are the earliest blocks it serves state and history for (floor.go).
+	floors floors
 
 	mu        sync.Mutex
 	fails     int       // consecutive node faults
@@ -89,6 +93,9 @@ func newMember(mc MemberConfig) *Member {
 	if _, ok := mc.Upstream.(Unbatched); ok {
 		m.BatchSize = 1
 	}
+	m.floors.learned = make(chan struct{}, 1)
+	m.floors.configure(methods.NeedsState, mc.StateFrom)
+	m.floors.configure(methods.NeedsHistory, mc.LogsFrom)
 	m.healthy.Store(true)
 	return m
 }
@@ -196,6 +203,10 @@ type MemberStatus struct {
 	// UnavailableMethods are the methods it answered -32601, until their
 	// re-probe (methods.go).
 	UnavailableMethods []string `json:"unavailable_methods,omitempty"`
+	// StateFrom and LogsFrom are the earliest blocks it serves state and
+	// history for, as configured, probed or learned (floor.go).
+	StateFrom uint64 `json:"state_from"`
+	LogsFrom  uint64 `json:"logs_from"`
 }
 
 func (m *Member) status(best uint64) MemberStatus {
@@ -212,6 +223,7 @@ func (m *Member) status(best uint64) MemberStatus {
 		Weight: m.Weight, Priority: m.Priority, Fails: m.fails, LastError: m.lastErr, DownSince: m.downSince,
 		WritesPending: m.writes.pending.Load(), WritesDropped: m.writes.dropped.Load(),
 		VerifyFailures: m.verifyFailures.Load(), UnavailableMethods: m.lacked.list(time.Now()),
+		StateFrom: m.floor(methods.NeedsState), LogsFrom: m.floor(methods.NeedsHistory),
 	}
 	if until := m.quarantinedUntil.Load(); until != 0 {
 		st.QuarantinedUntil = time.Unix(0, until).UTC()

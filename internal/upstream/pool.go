@@ -93,6 +93,13 @@ type PoolConfig struct {
 	// MethodRecheck is how long a member that answered -32601 to a
 	// method gets no more calls of it (methods.go).
 	MethodRecheck time.Duration
+	// StateProbeMethod and LogsProbeMethod are the family's cheap reads
+	// at a block of its state (params: an address and the block) and of
+	// its receipts (params: the block), with which members' floors are
+	// probed (floorprobe.go); "" leaves the kind unprobed. FloorProbe is
+	// how often each member's floors are probed again (default 5m).
+	StateProbeMethod, LogsProbeMethod string
+	FloorProbe                        time.Duration
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -126,6 +133,9 @@ func (c PoolConfig) withDefaults() PoolConfig {
 	if c.MethodRecheck <= 0 {
 		c.MethodRecheck = 5 * time.Minute
 	}
+	if c.FloorProbe <= 0 {
+		c.FloorProbe = DefaultFloorProbe
+	}
 	return c
 }
 
@@ -140,6 +150,10 @@ type MemberConfig struct {
 	// BatchSize is the member's upstream batch size (0: DefaultBatchSize;
 	// 1: no batches).
 	BatchSize int
+	// StateFrom and LogsFrom are the operator's word on the earliest block
+	// the member serves state and history (bodies, receipts, logs) for;
+	// a kind not set is probed (floor.go).
+	StateFrom, LogsFrom Floor
 }
 
 // Pool spreads calls over healthy members that have the block they name
@@ -183,6 +197,11 @@ type Pool struct {
 	// OnVerifyFailed, when set, is told of each answer of a member that
 	// failed verification, with the check that failed (verify.go).
 	OnVerifyFailed func(member, check string)
+	// OnFloor, when set, is told of each move of a member's floor of kind
+	// "state" or "logs" (floor.go); OnFloorRefused of each call answered
+	// without being sent because no member serves its block.
+	OnFloor        func(member, kind string, from uint64)
+	OnFloorRefused func(kind string)
 	// Observer, when set, sees every attempt of Send (observe.go).
 	Observer Observer
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/familykind"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -22,6 +24,10 @@ type requests struct {
 	genesis   []byte // block 0
 	chainID   []byte // the chain id (ChainIDMethod)
 	txMethod  string // a transaction by its hash
+	// stateProbe and logsProbe are the methods floors are probed with
+	// (floorprobe.go): only the configured family's, "" none (a pool made
+	// without them learns its members' floors from their answers alone).
+	stateProbe, logsProbe string
 }
 
 func newRequests(c PoolConfig) requests {
@@ -43,7 +49,23 @@ func newRequests(c PoolConfig) requests {
 		genesis:   blockAt("0x0"),
 		chainID:   jsonrpc.AppendRequest(nil, 1, or(c.ChainIDMethod, def.ChainIDMethod), json.RawMessage("[]")),
 		txMethod:  or(c.TxByHashMethod, def.TxByHashMethod),
+
+		stateProbe: c.StateProbeMethod, logsProbe: c.LogsProbeMethod,
 	}
+}
+
+// probeAt asks for the cheap read of kind at block n (floorprobe.go): the
+// balance of the zero address, or the block's receipts; nil when the pool
+// has no method for the kind.
+func (r requests) probeAt(kind methods.Needs, n uint64) []byte {
+	block := hexutil.EncodeUint64(n)
+	switch {
+	case kind == methods.NeedsState && r.stateProbe != "":
+		return jsonrpc.AppendRequest(nil, 1, r.stateProbe, json.RawMessage(`["0x0000000000000000000000000000000000000000","`+block+`"]`))
+	case kind == methods.NeedsHistory && r.logsProbe != "":
+		return jsonrpc.AppendRequest(nil, 1, r.logsProbe, json.RawMessage(`["`+block+`"]`))
+	}
+	return nil
 }
 
 // txByHash asks for the transaction of hash h.

@@ -98,6 +98,10 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	if c.Rule != nil {
 		p.skipLacking(c.Rule.Name, r.tried) // methods.go: members that lack the method are not asked
 	}
+	old := k.oldBlockOf(c.Params, r.ref)
+	if refused := p.skipBelowFloor(old, r.tried); refused != nil {
+		return answerOf(refused) // floor.go: no member holds the block: never sent
+	}
 	var (
 		lastErr    error             = ErrPoolUnavailable
 		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
@@ -120,6 +124,13 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 				if !c.Idempotent {
 					break
 				}
+				continue
+			}
+			if again, refused := p.pruned(m, old, resp, r.tried); again { // floor.go: m's floor moved above the block
+				if refused != nil {
+					return answerOf(refused)
+				}
+				attempt-- // each member is asked once: its word on its floor is not a try
 				continue
 			}
 			if p.lacksMethod(m, c, resp) && p.untriedInService(r.tried) { // methods.go

@@ -130,6 +130,8 @@ type Pool struct {
 	// MethodRecheck is how long a node that answered -32601 to a method
 	// gets no more calls of it, before it is asked again (5m).
 	MethodRecheck time.Duration `yaml:"method_recheck"`
+	// Hedge tunes hedged reads (hedge.go, docs/pools.md).
+	Hedge Hedge `yaml:"hedge"`
 }
 
 // Broadcasts reports whether signed transactions go to every node (default: yes).
@@ -262,6 +264,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 		}
 	}
 	n.Verify.validate(path, bad)
+	n.Pool.Hedge.validate(path, bad)
 }
 
 func nodeURL(s string) bool {

@@ -147,6 +147,8 @@ func (s *Service) watch(n *pipeline.Network) {
 		p.OnVerifyFailed = func(member, check string) {
 			s.Metrics.VerifyFailures.WithLabelValues(n.Name, member, check).Inc()
 		}
+		p.OnHedgeSent = func(member string) { s.Metrics.HedgesSent.WithLabelValues(n.Name, member).Inc() }
+		p.OnHedgeWon = func(member string) { s.Metrics.HedgesWon.WithLabelValues(n.Name, member).Inc() }
 		p.Start(context.Background())
 		for _, st := range p.Status() {
 			up := 0.0
@@ -163,6 +165,8 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 		MaxAttempts: c.MaxAttempts, RetryBudget: c.RetryBudget, AttemptTimeout: c.AttemptTimeout,
 		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
 		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(), MethodRecheck: c.MethodRecheck,
+		Hedge: upstream.HedgeConfig{Off: !c.Hedge.On(), Quantile: c.Hedge.Quantile, MinDelay: c.Hedge.MinDelay,
+			Share: c.Hedge.MaxShare, Burst: c.Hedge.Burst, ExecutionShare: c.Hedge.ExecutionShare},
 	}
 }
 

@@ -93,6 +93,8 @@ type PoolConfig struct {
 	// MethodRecheck is how long a member that answered -32601 to a
 	// method gets no more calls of it (methods.go).
 	MethodRecheck time.Duration
+	// Hedge tunes hedged reads (hedge.go).
+	Hedge HedgeConfig
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -174,6 +176,7 @@ type Pool struct {
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	req        requests    // the bodies of the pool's own calls (requests.go)
 	resends    resendBook  // broadcast transactions members missed (resend.go)
+	hedges     *hedger     // calls in flight watched for a hedge (hedge.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// OnReorg, when set, is told the heights whose blocks left the
@@ -183,6 +186,9 @@ type Pool struct {
 	// OnVerifyFailed, when set, is told of each answer of a member that
 	// failed verification, with the check that failed (verify.go).
 	OnVerifyFailed func(member, check string)
+	// OnHedgeSent and OnHedgeWon, when set, are told of each hedge sent
+	// to a member and of each that answered first (hedge.go).
+	OnHedgeSent, OnHedgeWon func(member string)
 	// Observer, when set, sees every attempt of Send (observe.go).
 	Observer Observer
 }
@@ -201,6 +207,7 @@ func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 		p.members = append(p.members, newMember(mc))
 	}
 	p.canon = newCanon(len(p.members))
+	p.hedges = newHedger(p)
 	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
 		p.chainCheck = newChainCheck(name, p.cfg, p.req, p.members[0])
 		p.cfg.Check = p.chainCheck.check
@@ -287,6 +294,9 @@ func (p *Pool) Head() uint64 { return p.target() }
 
 func (p *Pool) changed(m *Member, healthy bool) {
 	p.signal()
+	if !healthy {
+		p.hedges.memberOut(m) // hedge.go: its calls in flight go to another member
+	}
 	if p.OnChange != nil {
 		p.OnChange(m.Name(), healthy)
 	}

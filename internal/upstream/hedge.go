@@ -95,6 +95,9 @@ const (
 type hedgeRole struct {
 	w    *watch
 	role int32
+	// lat, for a call not watched (a method that runs code without the
+	// time for a hedge), is its method's histogram on its member.
+	lat *latencyQuantile
 }
 
 // watch is one call's attempt on its first member, watched for a hedge.
@@ -175,6 +178,9 @@ func (h hedgeRole) cancelOther() {
 // observe counts an answer of d in the histogram of its member's role.
 func (h hedgeRole) observe(d time.Duration) {
 	if h.w == nil {
+		if h.lat != nil {
+			h.lat.record(d)
+		}
 		return
 	}
 	l := h.w.lat
@@ -200,17 +206,17 @@ func (h hedgeRole) lost(d time.Duration) {
 // tryHedged is the attempt of c on m, hedged on another member when m does
 // not answer in time: it returns the member that answered.
 func (p *Pool) tryHedged(ctx context.Context, budget time.Time, m *Member, c Call, tried []bool, floor uint64) (*Member, []byte, *jsonrpc.Response, error) {
-	w := p.hedges.start(ctx, budget, m, c, tried, floor)
+	w, lat := p.hedges.start(ctx, budget, m, c, tried, floor)
 	if w == nil {
-		raw, resp, err := p.try(ctx, budget, m, c.Body, hedgeRole{})
+		raw, resp, err := p.try(ctx, budget, m, c.Body, hedgeRole{lat: lat})
 		return m, raw, resp, err
 	}
-	raw, resp, err := p.try(ctx, budget, m, c.Body, hedgeRole{w, rolePrimary})
+	raw, resp, err := p.try(ctx, budget, m, c.Body, hedgeRole{w: w, role: rolePrimary})
 	if !p.hedges.settle(w) {
 		return m, raw, resp, err // never hedged
 	}
 	if err == nil {
-		hedgeRole{w, rolePrimary}.cancelOther() // m answered first
+		hedgeRole{w: w, role: rolePrimary}.cancelOther() // m answered first
 		return m, raw, resp, nil
 	}
 	r := <-w.done
@@ -226,7 +232,7 @@ func (p *Pool) runHedge(w *watch, m *Member) {
 		p.OnHedgeSent(m.Name())
 	}
 	p.hedges.sent.Add(1)
-	role := hedgeRole{w, roleHedge}
+	role := hedgeRole{w: w, role: roleHedge}
 	raw, resp, err := p.try(w.ctx, w.budget, m, w.body, role)
 	if err == nil {
 		role.cancelOther()

@@ -71,8 +71,8 @@ func (n *stallNode) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%q}`, req.ID, n.name)
 }
 
-// rule is the EVM method table's rule of method.
-func rule(t *testing.T, method string) *methods.Rule {
+// hedgeRule is the EVM method table's rule of method.
+func hedgeRule(t *testing.T, method string) *methods.Rule {
 	t.Helper()
 	r, err := methods.NewTable(methods.FamilyEVM).Lookup(method)
 	if err != nil {
@@ -91,25 +91,25 @@ func hedgePool(t *testing.T, hc upstream.HedgeConfig, stall time.Duration, metho
 	sm.Name, fm.Name, fm.Priority = "staller", "fast", 1
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: time.Minute, Hedge: hc}, sm, fm)
 	for range 64 {
-		if _, who := send(t, context.Background(), p, rule(t, method), true, "0x01"); who != "staller" {
+		if _, who := hedgeSend(t, context.Background(), p, hedgeRule(t, method), true, "0x01"); who != "staller" {
 			t.Fatalf("a warm-up call was answered by %s", who)
 		}
 	}
 	return p, staller
 }
 
-// send sends one call of r naming addr and returns its answer's result and
+// hedgeSend sends one call of r naming addr and returns its answer's result and
 // the member that gave it.
-func send(t *testing.T, ctx context.Context, p *upstream.Pool, r *methods.Rule, idempotent bool, addr string) (string, string) {
+func hedgeSend(t *testing.T, ctx context.Context, p *upstream.Pool, r *methods.Rule, idempotent bool, addr string) (string, string) {
 	t.Helper()
-	res, who, err := trySend(ctx, p, r, idempotent, addr)
+	res, who, err := hedgeTrySend(ctx, p, r, idempotent, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res, who
 }
 
-func trySend(ctx context.Context, p *upstream.Pool, r *methods.Rule, idempotent bool, addr string) (string, string, error) {
+func hedgeTrySend(ctx context.Context, p *upstream.Pool, r *methods.Rule, idempotent bool, addr string) (string, string, error) {
 	params := fmt.Sprintf(`[{"to":%q},"latest"]`, addr)
 	if r.Name == "eth_getBalance" {
 		params = fmt.Sprintf(`[%q,"latest"]`, addr)
@@ -155,7 +155,7 @@ func TestHedgedReads(t *testing.T) {
 					defer cancel()
 					ctx = c
 				}
-				_, who := send(t, ctx, p, rule(t, tc.method), tc.idempotent, stallMarker)
+				_, who := hedgeSend(t, ctx, p, hedgeRule(t, tc.method), tc.idempotent, stallMarker)
 				if hedged := who == "fast"; hedged != tc.wantHedged {
 					t.Fatalf("call %d answered by %s (hedged %v, want %v)", i, who, hedged, tc.wantHedged)
 				}
@@ -196,10 +196,10 @@ func TestHungMemberGivesItsCallsAway(t *testing.T) {
 			sm, fm := httpMember(t, staller.srv.URL), httpMember(t, fast.srv.URL)
 			sm.Name, fm.Name, fm.Priority = "staller", "fast", 1
 			p := startPool(t, upstream.PoolConfig{HeadInterval: 20 * time.Millisecond, AttemptTimeout: time.Hour, RetryBudget: time.Hour, Hedge: tc.hedge}, sm, fm)
-			r := rule(t, "eth_getBalance")
+			r := hedgeRule(t, "eth_getBalance")
 			if tc.warm {
 				for range 64 {
-					send(t, context.Background(), p, r, true, "0x01")
+					hedgeSend(t, context.Background(), p, r, true, "0x01")
 				}
 			}
 			var (
@@ -211,7 +211,7 @@ func TestHungMemberGivesItsCallsAway(t *testing.T) {
 			defer cancel()
 			for range calls {
 				wg.Go(func() {
-					if _, who, err := trySend(ctx, p, r, true, stallMarker); err != nil {
+					if _, who, err := hedgeTrySend(ctx, p, r, true, stallMarker); err != nil {
 						t.Error(err)
 					} else if who == "fast" {
 						byFast.Add(1)

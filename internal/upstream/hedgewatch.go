@@ -51,22 +51,23 @@ func newHedger(p *Pool) *hedger {
 
 // start watches c's attempt on m, or returns nil when c is not hedged (a
 // write, a call without a rule, hedging off, a method that runs code
-// without the time for a hedge).
-func (h *hedger) start(ctx context.Context, budget time.Time, m *Member, c Call, tried []bool, floor uint64) *watch {
+// without the time for a hedge; for the last, with its method's histogram
+// on m, which still learns from the call).
+func (h *hedger) start(ctx context.Context, budget time.Time, m *Member, c Call, tried []bool, floor uint64) (*watch, *latencyQuantile) {
 	if h.cfg.Off || c.Rule == nil || !c.Idempotent || c.Rule.Write || len(h.p.members) < 2 {
-		return nil
+		return nil, nil
 	}
+	pi := h.p.index(m)
+	lat := h.lat[pi].of(c.Rule.Name, h.cfg.Quantile)
 	now := time.Now()
 	var limit time.Time
 	if c.Rule.Executes {
 		dl, ok := ctx.Deadline()
 		if !ok {
-			return nil
+			return nil, lat
 		}
 		limit = now.Add(time.Duration(h.cfg.ExecutionShare * float64(dl.Sub(now))))
 	}
-	pi := h.p.index(m)
-	lat := h.lat[pi].of(c.Rule.Name, h.cfg.Quantile)
 	w := h.free.Get().(*watch)
 	w.h, w.ctx, w.body, w.budget, w.tried, w.floor = h, ctx, c.Body, budget, tried, floor
 	w.primary, w.pi, w.lat, w.method, w.limit = m, pi, lat, c.Rule.Name, limit
@@ -78,7 +79,7 @@ func (h *hedger) start(ctx context.Context, budget time.Time, m *Member, c Call,
 		}
 	}
 	h.register(w)
-	return w
+	return w, lat
 }
 
 // register adds w to the list, earns the budget a call's share and sets

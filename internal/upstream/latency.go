@@ -110,7 +110,7 @@ func (l *latencyQuantile) quantile() time.Duration { return time.Duration(l.valu
 // lock (a map replaced whole when a method is added).
 type methodLatencies struct {
 	byMethod atomic.Pointer[map[string]*latencyQuantile]
-	mu       sync.Mutex        // held to add a method
+	mu       sync.Mutex       // held to add a method
 	other    *latencyQuantile // the methods past maxLatencyMethods
 }
 

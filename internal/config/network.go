@@ -138,6 +138,8 @@ type Pool struct {
 	// FloorProbe is how often each node's state and logs floors are
 	// probed again (5m; docs/pools.md).
 	FloorProbe time.Duration `yaml:"floor_probe"`
+	// Hedge tunes hedged reads (hedge.go, docs/pools.md).
+	Hedge Hedge `yaml:"hedge"`
 }
 
 // Broadcasts reports whether signed transactions go to every node (default: yes).
@@ -272,6 +274,7 @@ func (n *Network) validate(path string, bad func(path, format string, a ...any))
 		}
 	}
 	n.Verify.validate(path, bad)
+	n.Pool.Hedge.validate(path, bad)
 }
 
 func nodeURL(s string) bool {

@@ -152,6 +152,8 @@ func (s *Service) watch(n *pipeline.Network) {
 			s.Metrics.VerifyFailures.WithLabelValues(n.Name, member, check).Inc()
 		}
 		s.Metrics.Floors().Watch(n.Name, p) // each member's state and logs floors
+		p.OnHedgeSent = func(member string) { s.Metrics.HedgesSent.WithLabelValues(n.Name, member).Inc() }
+		p.OnHedgeWon = func(member string) { s.Metrics.HedgesWon.WithLabelValues(n.Name, member).Inc() }
 		p.Start(context.Background())
 		for _, st := range p.Status() {
 			up := 0.0
@@ -169,6 +171,8 @@ func poolConfig(c config.Pool) upstream.PoolConfig {
 		FailThreshold: c.FailThreshold, HeadInterval: c.HeadInterval, ProbeInterval: c.ProbeInterval, MaxLag: c.MaxLag, LagMemory: c.LagMemory,
 		HeadWait: c.HeadWait, NoBroadcast: !c.Broadcasts(), MethodRecheck: c.MethodRecheck,
 		FloorProbe: c.FloorProbe,
+		Hedge: upstream.HedgeConfig{Off: !c.Hedge.On(), Quantile: c.Hedge.Quantile, MinDelay: c.Hedge.MinDelay,
+			Share: c.Hedge.MaxShare, Burst: c.Hedge.Burst, ExecutionShare: c.Hedge.ExecutionShare},
 	}
 }
 

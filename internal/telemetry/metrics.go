@@ -25,6 +25,9 @@ type Registry struct {
 	// VerifyFailures counts upstream answers that failed a check
 	// (docs/pools.md, "Answers verified before they leave").
 	VerifyFailures *prometheus.CounterVec
+	// HedgesSent counts hedged reads sent to an upstream, HedgesWon those
+	// it answered first (docs/pools.md, "Hedged reads").
+	HedgesSent, HedgesWon *prometheus.CounterVec
 
 	// Requests counts calls by network, method label, outcome code and
 	// plan; RequestDuration is each call's time in the pipeline. Record
@@ -63,6 +66,12 @@ func New() *Registry {
 		VerifyFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "nodegate_upstream_verify_failures_total", Help: "Upstream answers that failed verification, by the check that failed (the upstream is quarantined).",
 		}, []string{"network", "upstream", "check"}),
+		HedgesSent: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_upstream_hedges_total", Help: "Hedged reads sent to the upstream (its first upstream had not answered within the method's latency quantile, was hung or went out of service).",
+		}, []string{"network", "upstream"}),
+		HedgesWon: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "nodegate_upstream_hedges_won_total", Help: "Hedged reads the upstream answered before the first upstream.",
+		}, []string{"network", "upstream"}),
 		Unavailable: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "nodegate_upstream_unavailable_total", Help: "Calls answered 'upstream unavailable' (no node and no failover could answer).",
 		}, []string{"network", "method"}),
@@ -82,7 +91,7 @@ func New() *Registry {
 			Name: "nodegate_upstream_errors_total", Help: "Failed attempts on an upstream, by class (timeout, connect, http_5xx, http_429, http_status, bad_response, node_fault, cancelled, other).",
 		}, []string{"network", "upstream", "class"}),
 	}
-	r.reg.MustRegister(r.Failover, r.UpstreamUp, r.UpstreamChanges, r.Unavailable, r.VerifyFailures,
+	r.reg.MustRegister(r.Failover, r.UpstreamUp, r.UpstreamChanges, r.Unavailable, r.VerifyFailures, r.HedgesSent, r.HedgesWon,
 		r.Requests, r.RequestDuration, r.InFlight, r.UpstreamDuration, r.UpstreamErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.calls.init()

@@ -95,7 +95,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 	}
 	actx, start := p.startAttempt(ctx, m)
 	sentAt := m.Head()
-	out, err := p.attempt(actx, time.Now().Add(p.cfg.RetryBudget), m, body, checkBatchAnswer)
+	out, err := p.attempt(actx, time.Now().Add(p.cfg.RetryBudget), m, body, checkBatchAnswer, hedgeRole{})
 	p.endAttempt(actx, m, start, nil, err)
 	*bp = body[:0]
 	batchBufs.Put(bp)

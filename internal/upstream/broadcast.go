@@ -89,7 +89,7 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 		go func() {
 			defer end()
 			defer m.writes.done()
-			raw, resp, err := p.try(bg, budget, m, c.Body)
+			raw, resp, err := p.try(bg, budget, m, c.Body, hedgeRole{})
 			s := delivery{m: m, raw: raw, resp: resp, err: err}
 			if err != nil {
 				p.missedBy(missed, m)

@@ -100,6 +100,8 @@ type PoolConfig struct {
 	// how often each member's floors are probed again (default 5m).
 	StateProbeMethod, LogsProbeMethod string
 	FloorProbe                        time.Duration
+	// Hedge tunes hedged reads (hedge.go).
+	Hedge HedgeConfig
 }
 
 func (c PoolConfig) withDefaults() PoolConfig {
@@ -188,6 +190,7 @@ type Pool struct {
 	chainCheck *chainCheck // members' chain ids (chaincheck.go); nil: not checked
 	req        requests    // the bodies of the pool's own calls (requests.go)
 	resends    resendBook  // broadcast transactions members missed (resend.go)
+	hedges     *hedger     // calls in flight watched for a hedge (hedge.go)
 	// OnChange, when set, is told when a member goes out or comes back.
 	OnChange func(member string, healthy bool)
 	// OnReorg, when set, is told the heights whose blocks left the
@@ -202,6 +205,9 @@ type Pool struct {
 	// without being sent because no member serves its block.
 	OnFloor        func(member, kind string, from uint64)
 	OnFloorRefused func(kind string)
+	// OnHedgeSent and OnHedgeWon, when set, are told of each hedge sent
+	// to a member and of each that answered first (hedge.go).
+	OnHedgeSent, OnHedgeWon func(member string)
 	// Observer, when set, sees every attempt of Send (observe.go).
 	Observer Observer
 }
@@ -220,6 +226,7 @@ func NewPool(name string, cfg PoolConfig, members ...MemberConfig) *Pool {
 		p.members = append(p.members, newMember(mc))
 	}
 	p.canon = newCanon(len(p.members))
+	p.hedges = newHedger(p)
 	if p.cfg.Check == nil && p.cfg.ChainIDMethod != "" && len(members) > 0 {
 		p.chainCheck = newChainCheck(name, p.cfg, p.req, p.members[0])
 		p.cfg.Check = p.chainCheck.check
@@ -306,6 +313,9 @@ func (p *Pool) Head() uint64 { return p.target() }
 
 func (p *Pool) changed(m *Member, healthy bool) {
 	p.signal()
+	if !healthy {
+		p.hedges.memberOut(m) // hedge.go: its calls in flight go to another member
+	}
 	if p.OnChange != nil {
 		p.OnChange(m.Name(), healthy)
 	}

@@ -117,7 +117,9 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		}
 		r.tried[p.index(m)] = true
 		sentAt := m.Head()
-		raw, resp, err := p.try(ctx, budget, m, c.Body)
+		// hedge.go: another member is asked too when m is late, hangs or goes out
+		m, raw, resp, err := p.tryHedged(ctx, budget, m, c, r.tried, p.floor(r.ref, r.above))
+		sentAt = min(sentAt, m.Head()) // the member that answered
 		if err == nil {
 			if p.verifyAnswer(m, c, resp) != nil { // verify.go: m is quarantined
 				failedVerify = true
@@ -193,13 +195,14 @@ func (p *Pool) lagging(k kind, ref blockRef, resp *jsonrpc.Response, sentAt uint
 }
 
 // try makes one attempt of a single call on m and decodes its answer.
-func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte) ([]byte, *jsonrpc.Response, error) {
+// h is the attempt's part in a hedged call (hedge.go; zero: none).
+func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte, h hedgeRole) ([]byte, *jsonrpc.Response, error) {
 	actx, start := p.startAttempt(ctx, m)
 	resp := new(jsonrpc.Response)
 	out, err := p.attempt(actx, budget, m, body, func(out []byte) (err error) {
 		_, *resp, err = jsonrpc.DecodeResponse(out)
 		return err
-	})
+	}, h)
 	if err != nil {
 		p.endAttempt(actx, m, start, nil, err)
 		return nil, nil, err
@@ -212,13 +215,17 @@ func (p *Pool) try(ctx context.Context, budget time.Time, m *Member, body []byte
 // within the attempt timeout and the call's retry budget, counted in the
 // member's in-flight calls and latency, and keeping its health up to date.
 // check validates the answer's shape; an answer it refuses is a node fault.
-func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []byte, check func([]byte) error) ([]byte, error) {
+// h is its part in a hedged call: the attempt that did not answer first
+// (cancelled, or answering after the other) ends errHedgeLost, neither a
+// fault nor a latency of m.
+func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []byte, check func([]byte) error, h hedgeRole) ([]byte, error) {
 	dl := time.Now().Add(p.cfg.AttemptTimeout)
 	if budget.Before(dl) {
 		dl = budget
 	}
 	actx, cancel := context.WithDeadline(ctx, dl)
 	defer cancel()
+	h.arm(cancel)
 	m.inflight.Add(1)
 	start := time.Now()
 	out, err := m.Upstream.Do(actx, body)
@@ -226,10 +233,18 @@ func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []
 	if err == nil {
 		if err = check(out); err != nil {
 			err = &Error{Upstream: m.Name(), Err: err}
-		} else {
-			m.observe(time.Since(start))
-			return out, nil
 		}
+	}
+	if !h.claim(err == nil) {
+		h.lost(time.Since(start))
+		return nil, errHedgeLost
+	}
+	if err == nil {
+		d := time.Since(start)
+		m.observe(d)
+		h.observe(d)
+		h.answered()
+		return out, nil
 	}
 	if deadline.Expired(ctx) || !time.Now().Before(budget) {
 		// The caller gave up, or its own deadline passed (an eth_getLogs

@@ -64,6 +64,9 @@ type chainFeed struct {
 	logs     map[common.Hash][]chainLog
 	logOrder []common.Hash
 	runGen   uint64
+	// lastHead is the number of the last head newHeads sent (0: none
+	// since this Follow began).
+	lastHead uint64
 }
 
 // maxRememberedBlocks bounds the blocks whose logs the feed keeps for a
@@ -159,7 +162,7 @@ func (f *chainFeed) live(gen uint64) bool {
 func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 	if gen != f.runGen { // a new Follow: the logs of the last one's blocks are not this one's
 		clear(f.logs)
-		f.logOrder, f.runGen = f.logOrder[:0], gen
+		f.logOrder, f.runGen, f.lastHead = f.logOrder[:0], gen, 0
 	}
 	heads, logStreams := f.hub.chainStreams()
 	for _, b := range ev.Removed {
@@ -176,8 +179,10 @@ func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 	}
 	for i, b := range ev.Added {
 		var err error
-		if heads != nil && headSent(ev, i) {
-			err = f.deliverHead(gen, heads, b)
+		if heads != nil && headSent(ev, i, f.lastHead) {
+			if err = f.deliverHead(gen, heads, b); err == nil {
+				f.lastHead = b.Number
+			}
 		}
 		if len(logStreams) > 0 && err == nil {
 			err = f.deliverLogs(gen, logStreams, b)
@@ -188,13 +193,16 @@ func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 	}
 }
 
-// headSent reports whether newHeads sends the i-th block a change added:
-// every one when the chain grew on its head (blocks a head poll skipped
-// included), only the new head after a reorganisation, as go-ethereum
-// sends only the head it sets as canonical (the blocks of the new branch
-// below it are not heads it ever had).
-func headSent(ev upstream.CanonEvent, i int) bool {
-	return len(ev.Removed) == 0 || i == len(ev.Added)-1
+// headSent reports whether newHeads sends the i-th block a change added,
+// the last head sent being number last: every one when the chain grew on
+// its head (blocks a head poll skipped included); after a reorganisation
+// the new head, and the new branch's blocks above last before it — as
+// go-ethereum sends only the head it sets as canonical (the blocks of the
+// new branch at or below the old head were never its heads), and a
+// subscriber is not left a gap in numbers when the pool saw the new
+// branch only some blocks after the fork.
+func headSent(ev upstream.CanonEvent, i int, last uint64) bool {
+	return len(ev.Removed) == 0 || i == len(ev.Added)-1 || ev.Added[i].Number > last
 }
 
 // fanoutLog hands one log, encoded once, to every logs stream it matches.

@@ -27,6 +27,7 @@ type Poller struct {
 	safe, final uint64
 	number      uint64
 	turn        uint64
+	receipts    map[common.Hash]bool // transactions whose receipt it was given
 }
 
 // ref is a block as an answer names it.
@@ -37,7 +38,8 @@ type ref struct {
 
 // NewPoller is a poller of url judged against tree.
 func NewPoller(url string, tree *Tree) *Poller {
-	return &Poller{URL: url, Tree: tree, http: &http.Client{Timeout: 30 * time.Second}, view: view{tree: tree}}
+	return &Poller{URL: url, Tree: tree, http: &http.Client{Timeout: 30 * time.Second}, view: view{tree: tree},
+		receipts: map[common.Hash]bool{}}
 }
 
 // pollPause is the pause between two rounds of a poller (a round is
@@ -63,6 +65,7 @@ func (p *Poller) round(ctx context.Context) {
 			p.C.LatestMismatches++
 		}
 		p.receipt(ctx, latest)
+		p.matrix(ctx, latest)
 	}
 	if safe, ok := p.block(ctx, `"safe"`); ok {
 		if uint64(safe.Number) < p.safe {
@@ -118,9 +121,14 @@ func (p *Poller) receipt(ctx context.Context, latest ref) {
 		BlockHash   common.Hash    `json:"blockHash"`
 		BlockNumber hexutil.Uint64 `json:"blockNumber"`
 	}
-	if !p.call(ctx, "eth_getTransactionReceipt", fmt.Sprintf(`["%s"]`, txs[0]), &r) || r == nil {
+	if !p.call(ctx, "eth_getTransactionReceipt", fmt.Sprintf(`["%s"]`, txs[0]), &r) {
 		return
 	}
+	if r == nil {
+		p.nullReceipt(txs[0], hash, uint64(latest.Number)-depth)
+		return
+	}
+	p.receipts[txs[0]] = true
 	p.judge(r.BlockHash)
 	if b, ok := p.block(ctx, fmt.Sprintf(`"%s"`, r.BlockNumber)); ok && b.Hash != r.BlockHash {
 		p.C.ReceiptMismatches++
@@ -151,10 +159,20 @@ func (p *Poller) judge(hash common.Hash) {
 // call sends one call and decodes its result into out; a failure is
 // counted (unless ctx ended).
 func (p *Poller) call(ctx context.Context, method, params string, out any) bool {
+	err := p.ask(ctx, method, params, out)
+	if err != nil && ctx.Err() == nil {
+		p.C.fail(err)
+	}
+	return err == nil
+}
+
+// ask sends one call and decodes its result into out; the caller counts
+// a failure.
+func (p *Poller) ask(ctx context.Context, method, params string, out any) error {
 	start := time.Now()
 	status, body, err := testenv.Post(ctx, p.http, p.URL, testenv.RPCBody(method, params))
 	if ctx.Err() != nil {
-		return false
+		return ctx.Err()
 	}
 	if time.Since(start) > time.Second {
 		p.C.Slow++
@@ -172,11 +190,10 @@ func (p *Poller) call(ctx context.Context, method, params string, out any) bool 
 		}
 	}
 	if err != nil {
-		p.C.fail(fmt.Errorf("%s %s: %w", method, params, err))
-		return false
+		return fmt.Errorf("%s %s: %w", method, params, err)
 	}
 	p.C.Answers++
-	return true
+	return nil
 }
 
 // Stale asks, once every member is on the final chain, for each block

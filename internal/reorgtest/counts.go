@@ -34,6 +34,15 @@ type Counts struct {
 	SafeBacks      int64
 	FinalizedBacks int64
 
+	// The lagging-pool matrix (matrix.go): a receipt null after the client
+	// was given it while its block is still canonical; eth_getLogs of the
+	// latest block answered with an error; the latest block's first
+	// transaction by number and index null while that block, with
+	// transactions, is still canonical.
+	NullAfterSeen int64
+	LogsErrors    int64
+	ByIndexNulls  int64
+
 	// newHeads: heads delivered; gaps (a number skipped), repeats (a
 	// hash delivered again), fork heads (a head that does not extend the
 	// last one: a node sends one at each reorg), flip-backs.

@@ -29,6 +29,8 @@ type Result struct {
 	// SubscriptionsRefused: the front refused eth_subscribe (its
 	// subscription counts are then empty).
 	SubscriptionsRefused bool
+	// WS: the members were reached over ws:// (they push their heads).
+	WS bool
 }
 
 // settleWithin bounds how long the front and its subscribers may take to
@@ -63,7 +65,7 @@ func Run(t *testing.T, c Case) Result {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var res Result
+	res := Result{WS: c.WS}
 	var frontSub, nodeSub *Subscriber
 	var err error
 	if frontSub, err = Subscribe(ctx, frontWS, b.Tree, b.Contract); err != nil {

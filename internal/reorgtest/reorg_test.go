@@ -1,6 +1,7 @@
 package reorgtest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -26,33 +27,43 @@ type target struct {
 	count    func(r Result) int64
 	max      int64
 	enforced bool
+	// pushed: enforced only with ws:// members (they push every head; a
+	// pool polling http:// members every 200 ms may never see a block
+	// that was a member's head for less, so it owes no removal for logs
+	// it never sent — "abandoned logs left live" holds either way).
+	pushed bool
 }
 
 var targets = []target{
-	{"failed calls through nodegate", func(r Result) int64 { return r.Front.Failed }, 0, true},
-	{"answers naming an abandoned block after the new branch was given", func(r Result) int64 { return r.Front.FlipBacks }, 0, false},
-	{"latest going back on its own branch", func(r Result) int64 { return r.Front.BackwardsHeads }, 0, true},
-	{"safe going back", func(r Result) int64 { return r.Front.SafeBacks }, 0, false},
-	{"finalized going back", func(r Result) int64 { return r.Front.FinalizedBacks }, 0, false},
-	{"blocks of an abandoned branch served at the end", func(r Result) int64 { return r.Front.StaleBlocks }, 0, true},
-	{"receipts of an abandoned branch served at the end", func(r Result) int64 { return r.Front.StaleReceipts }, 0, true},
-	{"answers naming a block no node made", func(r Result) int64 { return r.Front.Unknown }, 0, true},
-	{"subscriptions refused", func(r Result) int64 { return r.Front.SubRefused }, 0, true},
-	{"newHeads gaps", func(r Result) int64 { return r.Front.HeadGaps - r.Node.HeadGaps }, 0, true},
-	{"newHeads repeats beyond the node's", func(r Result) int64 { return r.Front.HeadRepeats - r.Node.HeadRepeats }, 0, true},
-	{"fork-point heads the node re-sent, dropped", func(r Result) int64 { return r.Node.HeadRepeats - r.Front.HeadRepeats }, 0, false},
-	{"newHeads flip-backs", func(r Result) int64 { return r.Front.HeadFlipBacks }, 0, true},
-	{"logs removed: true missed against the node's", func(r Result) int64 { return r.Node.LogsRemoved - r.Front.LogsRemoved }, 0, false},
-	{"live logs of an abandoned block after the new branch was given", func(r Result) int64 { return r.Front.LogFlipBacks }, 0, true},
-	{"abandoned logs left live", func(r Result) int64 { return r.Front.LogsLeftLive }, 0, true},
-	{"canonical logs never delivered", func(r Result) int64 { return r.Front.LogsMissing }, 0, false},
+	{"failed calls through nodegate", func(r Result) int64 { return r.Front.Failed }, 0, true, false},
+	{"answers naming an abandoned block after the new branch was given", func(r Result) int64 { return r.Front.FlipBacks }, 0, false, false},
+	{"latest going back on its own branch", func(r Result) int64 { return r.Front.BackwardsHeads }, 0, true, false},
+	{"safe going back", func(r Result) int64 { return r.Front.SafeBacks }, 0, false, false},
+	{"finalized going back", func(r Result) int64 { return r.Front.FinalizedBacks }, 0, false, false},
+	{"blocks of an abandoned branch served at the end", func(r Result) int64 { return r.Front.StaleBlocks }, 0, true, false},
+	{"receipts of an abandoned branch served at the end", func(r Result) int64 { return r.Front.StaleReceipts }, 0, true, false},
+	{"answers naming a block no node made", func(r Result) int64 { return r.Front.Unknown }, 0, true, false},
+	{"subscriptions refused", func(r Result) int64 { return r.Front.SubRefused }, 0, true, false},
+	{"newHeads gaps", func(r Result) int64 { return r.Front.HeadGaps - r.Node.HeadGaps }, 0, true, false},
+	{"newHeads repeats beyond the node's", func(r Result) int64 { return r.Front.HeadRepeats - r.Node.HeadRepeats }, 0, true, false},
+	{"fork-point heads the node re-sent, dropped", func(r Result) int64 { return r.Node.HeadRepeats - r.Front.HeadRepeats }, 0, false, false},
+	{"newHeads flip-backs", func(r Result) int64 { return r.Front.HeadFlipBacks }, 0, true, false},
+	{"logs removed: true missed against the node's", func(r Result) int64 { return r.Node.LogsRemoved - r.Front.LogsRemoved }, 0, true, true},
+	{"live logs of an abandoned block after the new branch was given", func(r Result) int64 { return r.Front.LogFlipBacks }, 0, true, false},
+	{"abandoned logs left live", func(r Result) int64 { return r.Front.LogsLeftLive }, 0, true, false},
+	{"canonical logs never delivered", func(r Result) int64 { return r.Front.LogsMissing }, 0, true, false},
+	// The lagging-pool matrix (matrix.go).
+	{"receipts null after seen", func(r Result) int64 { return r.Front.NullAfterSeen }, 0, true, false},
+	{"eth_getLogs errors", func(r Result) int64 { return r.Front.LogsErrors }, 0, true, false},
+	// 0 in 20 s runs; 1 in 12,100 answers in a 2-minute fleet run.
+	{"by-index nulls", func(r Result) int64 { return r.Front.ByIndexNulls }, 0, false, false},
 }
 
 // perMinute targets: mismatches no more than a single node's (the
 // baseline client at the first member) plus 1.5 a minute.
 var perMinute = []target{
-	{"latest→block mismatches", func(r Result) int64 { return r.Front.LatestMismatches - r.Node.LatestMismatches }, 0, false},
-	{"receipt→block mismatches", func(r Result) int64 { return r.Front.ReceiptMismatches - r.Node.ReceiptMismatches }, 0, false},
+	{"latest→block mismatches", func(r Result) int64 { return r.Front.LatestMismatches - r.Node.LatestMismatches }, 0, false, false},
+	{"receipt→block mismatches", func(r Result) int64 { return r.Front.ReceiptMismatches - r.Node.ReceiptMismatches }, 0, false, false},
 }
 
 // reorgScript is the builder's run: a block every 0.5 s, every fourth
@@ -106,7 +117,7 @@ func judge(t *testing.T, r Result, script Script) {
 		switch {
 		case got <= tg.max:
 			t.Logf("holds: %s: %d (at most %d)", tg.name, got, tg.max)
-		case tg.enforced:
+		case tg.enforced && (!tg.pushed || r.WS):
 			t.Errorf("%s: %d, want at most %d", tg.name, got, tg.max)
 		default:
 			t.Logf("not yet (reported): %s: %d, target at most %d", tg.name, got, tg.max)
@@ -115,20 +126,32 @@ func judge(t *testing.T, r Result, script Script) {
 }
 
 // TestReorgsInAFleet: the same run with two replicas sharing one Redis
-// behind a round-robin front (a request to each in turn), http://
-// members (issue 31's fleet).
+// (the fleet's head, and the cache's second level) behind HAProxy (round
+// robin, a new choice for each request), http:// members (issue 31's
+// fleet).
 func TestReorgsInAFleet(t *testing.T) {
 	rc := redistest.Require(t)
 	prefix := redistest.Prefix(t, rc)
+	// The cache's Redis keys are under the network's name: one of this
+	// run's own (every run's chain has the same genesis).
+	network := "reorg-" + strings.TrimPrefix(prefix, "nodegate-test-")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if keys, _ := rc.Keys(ctx, "nodegate:cache:"+network+":*").Result(); len(keys) > 0 {
+			rc.Del(ctx, keys...)
+		}
+	})
 	fleet := func(t testing.TB, members []string) (string, string) {
 		var targets []string
 		for range 2 {
 			cfg := nodegateConfig(t, members)
+			cfg.Networks[0].Name, cfg.Networks[0].Cache.RedisURL = network, "redis://"+redistest.Addr()+"/0"
 			cfg.RateLimit.RedisURL, cfg.RateLimit.RedisPrefix = "redis://"+redistest.Addr()+"/0", prefix
 			cfg.APIKeys = []string{fleetKey}
 			targets = append(targets, servicetest.Start(t, cfg).URL())
 		}
-		front := RoundRobin(t, targets)
+		front := HAProxy(t, targets)
 		return front + "/v3/" + fleetKey, "ws" + strings.TrimPrefix(front, "http") + "/ws/v3/" + fleetKey
 	}
 	judge(t, Run(t, Case{Script: reorgScript(), Members: 2, Front: fleet}), reorgScript())

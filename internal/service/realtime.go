@@ -12,10 +12,9 @@ import (
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
-// startSubs makes a network's subscription hub over its pool: logs (and
-// newHeads when no member can push) are made from the pool's canonical
-// chain where it keeps one by hash (EVM networks, whatever their
-// members), other streams run on the
+// startSubs makes a network's subscription hub over its pool: newHeads
+// and logs are made from the pool's canonical chain where it keeps one by
+// hash (EVM networks, whatever their members), other streams run on the
 // member the pool ranks best among those that can push (the embedded node
 // in process, ws(s):// upstreams over their own connection). A network
 // with neither (a Starknet network of HTTP-only upstreams) has none, and

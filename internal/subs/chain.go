@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/upstream"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// logs, and newHeads when no member can push (fedByChain), made from the
-// pool's canonical chain, on a pool that keeps one by hash
-// (upstream.CanonView.Tracked): one feed per network
+// newHeads and logs made from the pool's canonical chain, on a pool that
+// keeps one by hash (upstream.CanonView.Tracked), whatever its members
+// can push (fedByChain): one feed per network
 // follows the chain (upstream.CanonView.Follow) while some stream of
 // those kinds is open, whatever the members are (ws, http, embedded), and
 // no member's own subscription is used. For each block that joins the
@@ -32,14 +30,14 @@ import (
 // matching streams with removed: true, before the logs of the blocks that
 // replace it. The follower walks back by parent hash from each new head
 // to the last block delivered, so nothing is missed or repeated when
-// members are lost, move or reconnect.
+// members are lost, move or reconnect; a read that fails is tried again
+// while its block is on the chain (chainread.go), so no block is skipped.
 
 // rules of the reads the feed sends (the pool routes by them).
 var (
 	evmRules           = methods.NewTable(methods.FamilyEVM)
 	blockByHashRule, _ = evmRules.Lookup("eth_getBlockByHash")
 	logsRule, _        = evmRules.Lookup("eth_getLogs")
-	errBlockNotFound   = errors.New("block not found")
 )
 
 // chainFeed is a hub's feed of the canonical chain.
@@ -66,6 +64,9 @@ type chainFeed struct {
 	logs     map[common.Hash][]chainLog
 	logOrder []common.Hash
 	runGen   uint64
+	// lastHead is the number of the last head newHeads sent (0: none
+	// since this Follow began).
+	lastHead uint64
 }
 
 // maxRememberedBlocks bounds the blocks whose logs the feed keeps for a
@@ -80,16 +81,11 @@ func newChainFeed(h *Hub) *chainFeed {
 }
 
 // fedByChain reports whether streams of kind are made from the canonical
-// chain on this hub: logs always; newHeads when no member can push (a
-// member's own newHeads is followed otherwise, heads.go).
+// chain on this hub: newHeads and logs, whenever the pool keeps one,
+// whatever its members (a member's own newHeads is followed only on pools
+// that keep none: heads.go).
 func (h *Hub) fedByChain(kind string) bool {
-	switch {
-	case h.feed == nil:
-		return false
-	case kind == KindLogs:
-		return true
-	}
-	return kind == KindNewHeads && !h.pool.Subscribers()
+	return h.feed != nil && (kind == KindNewHeads || kind == KindLogs)
 }
 
 // use counts one more stream fed from the chain; the first starts
@@ -166,7 +162,7 @@ func (f *chainFeed) live(gen uint64) bool {
 func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 	if gen != f.runGen { // a new Follow: the logs of the last one's blocks are not this one's
 		clear(f.logs)
-		f.logOrder, f.runGen = f.logOrder[:0], gen
+		f.logOrder, f.runGen, f.lastHead = f.logOrder[:0], gen, 0
 	}
 	heads, logStreams := f.hub.chainStreams()
 	for _, b := range ev.Removed {
@@ -182,22 +178,31 @@ func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 		delete(f.logs, b.Hash)
 	}
 	for i, b := range ev.Added {
-		if heads != nil && headSent(ev, i) {
-			f.deliverHead(heads, b)
+		var err error
+		if heads != nil && headSent(ev, i, f.lastHead) {
+			if err = f.deliverHead(gen, heads, b); err == nil {
+				f.lastHead = b.Number
+			}
 		}
-		if len(logStreams) > 0 {
-			f.deliverLogs(logStreams, b)
+		if len(logStreams) > 0 && err == nil {
+			err = f.deliverLogs(gen, logStreams, b)
+		}
+		if errors.Is(err, errHubClosed) || errors.Is(err, errNotFollowing) {
+			return
 		}
 	}
 }
 
-// headSent reports whether newHeads sends the i-th block a change added:
-// every one when the chain grew on its head (blocks a head poll skipped
-// included), only the new head after a reorganisation, as go-ethereum
-// sends only the head it sets as canonical (the blocks of the new branch
-// below it are not heads it ever had).
-func headSent(ev upstream.CanonEvent, i int) bool {
-	return len(ev.Removed) == 0 || i == len(ev.Added)-1
+// headSent reports whether newHeads sends the i-th block a change added,
+// the last head sent being number last: every one when the chain grew on
+// its head (blocks a head poll skipped included); after a reorganisation
+// the new head, and the new branch's blocks above last before it — as
+// go-ethereum sends only the head it sets as canonical (the blocks of the
+// new branch at or below the old head were never its heads), and a
+// subscriber is not left a gap in numbers when the pool saw the new
+// branch only some blocks after the fork.
+func headSent(ev upstream.CanonEvent, i int, last uint64) bool {
+	return len(ev.Removed) == 0 || i == len(ev.Added)-1 || ev.Added[i].Number > last
 }
 
 // fanoutLog hands one log, encoded once, to every logs stream it matches.
@@ -213,22 +218,24 @@ func (f *chainFeed) fanoutLog(streams []*stream, l *chainLog, raw json.RawMessag
 	}
 }
 
-// deliverHead sends b's header to the newHeads stream.
-func (f *chainFeed) deliverHead(st *stream, b upstream.CanonBlock) {
+// deliverHead sends b's header to the newHeads stream, once it is read
+// (chainread.go: an error only when b is owed no more).
+func (f *chainFeed) deliverHead(gen uint64, st *stream, b upstream.CanonBlock) error {
 	raw := b.Block
 	if raw == nil {
 		var err error
-		if raw, err = f.read(func(ctx context.Context) (json.RawMessage, error) { return f.readBlock(ctx, b.Hash) }); err != nil {
-			slog.Warn("subscription: newHeads block not read; skipped", "block", b.Number, "hash", b.Hash.Hex(), "err", err)
-			return
+		if raw, err = f.read(gen, b, "header", func(ctx context.Context) (json.RawMessage, error) { return f.readBlock(ctx, b.Hash) }); err != nil {
+			slog.Info("subscription: newHeads block not sent", "block", b.Number, "hash", b.Hash.Hex(), "err", err)
+			return err
 		}
 	}
 	out, err := headerOf(raw)
 	if err != nil {
 		slog.Warn("subscription: newHeads block unreadable; skipped", "block", b.Number, "err", err)
-		return
+		return nil
 	}
 	st.fanout(out)
+	return nil
 }
 
 // blockOnlyFields are the fields of a block (eth_getBlockByHash) that its
@@ -252,23 +259,25 @@ func headerOf(block json.RawMessage) (json.RawMessage, error) {
 	return out, nil
 }
 
-// deliverLogs reads b's logs and sends each to the streams it matches,
-// remembering them for a removal.
-func (f *chainFeed) deliverLogs(streams []*stream, b upstream.CanonBlock) {
-	raw, err := f.read(func(ctx context.Context) (json.RawMessage, error) { return f.readLogs(ctx, b.Hash) })
+// deliverLogs reads b's logs (chainread.go: an error only when b is owed
+// no more) and sends each to the streams it matches, remembering them for
+// a removal.
+func (f *chainFeed) deliverLogs(gen uint64, streams []*stream, b upstream.CanonBlock) error {
+	raw, err := f.read(gen, b, "logs", func(ctx context.Context) (json.RawMessage, error) { return f.readLogs(ctx, b.Hash) })
 	if err != nil {
-		slog.Warn("subscription: a block's logs not read; skipped", "block", b.Number, "hash", b.Hash.Hex(), "err", err)
-		return
+		slog.Info("subscription: a block's logs not sent", "block", b.Number, "hash", b.Hash.Hex(), "err", err)
+		return err
 	}
 	logs, err := parseBlockLogs(raw)
 	if err != nil {
 		slog.Warn("subscription: a block's logs unreadable; skipped", "block", b.Number, "err", err)
-		return
+		return nil
 	}
 	for i := range logs {
 		f.fanoutLog(streams, &logs[i], logs[i].raw)
 	}
 	f.remember(b.Hash, logs)
+	return nil
 }
 
 func (f *chainFeed) remember(hash common.Hash, logs []chainLog) {
@@ -280,79 +289,4 @@ func (f *chainFeed) remember(hash common.Hash, logs []chainLog) {
 		delete(f.logs, f.logOrder[0])
 		f.logOrder = f.logOrder[1:]
 	}
-}
-
-// readAttempts bounds the tries of one read of a block joining the chain
-// (each through the pool's own retries on other members).
-const readAttempts = 5
-
-// read tries a read of the feed a few times, waiting between tries (the
-// pool may have no member in service for a moment), until the hub closes.
-func (f *chainFeed) read(fn func(ctx context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
-	delay := 50 * time.Millisecond
-	var err error
-	for range readAttempts {
-		ctx, cancel := context.WithTimeout(f.base, f.hub.opts.CallTimeout)
-		var raw json.RawMessage
-		raw, err = fn(ctx)
-		cancel()
-		if err == nil {
-			return raw, nil
-		}
-		select {
-		case <-f.hub.quit:
-			return nil, err
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, f.hub.opts.MaxBackoff)
-	}
-	return nil, err
-}
-
-// fetchBlock is the follower's read of a block the chain's window skipped.
-func (f *chainFeed) fetchBlock(ctx context.Context, hash common.Hash) (upstream.CanonBlock, error) {
-	raw, err := f.readBlock(ctx, hash)
-	if err != nil {
-		return upstream.CanonBlock{}, err
-	}
-	var b struct {
-		Number     *hexutil.Uint64 `json:"number"`
-		Hash       *common.Hash    `json:"hash"`
-		ParentHash *common.Hash    `json:"parentHash"`
-	}
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return upstream.CanonBlock{}, fmt.Errorf("block %s: %w", hash.Hex(), err)
-	}
-	if b.Number == nil || b.Hash == nil || b.ParentHash == nil {
-		return upstream.CanonBlock{}, fmt.Errorf("block %s %.100s: no number, hash or parent hash", hash.Hex(), raw)
-	}
-	return upstream.CanonBlock{Number: uint64(*b.Number), Hash: *b.Hash, Parent: *b.ParentHash, Block: raw}, nil
-}
-
-// readBlock reads the block with hash through the pool.
-func (f *chainFeed) readBlock(ctx context.Context, hash common.Hash) (json.RawMessage, error) {
-	params := fmt.Appendf(nil, `["%s",false]`, hash.Hex())
-	return f.send(ctx, blockByHashRule, params)
-}
-
-// readLogs reads the logs of the block with hash through the pool.
-func (f *chainFeed) readLogs(ctx context.Context, hash common.Hash) (json.RawMessage, error) {
-	params := fmt.Appendf(nil, `[{"blockHash":"%s"}]`, hash.Hex())
-	return f.send(ctx, logsRule, params)
-}
-
-// send makes one read through the pool's Send; a null answer (no member
-// has the block) is an error.
-func (f *chainFeed) send(ctx context.Context, rule *methods.Rule, params []byte) (json.RawMessage, error) {
-	body := jsonrpc.AppendRequest(nil, 1, rule.Name, json.RawMessage(params))
-	resp, _, err := f.hub.pool.Send(ctx, upstream.Call{Body: body, Rule: rule, Params: params, Idempotent: true})
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", rule.Name, err)
-	case resp.Err != nil:
-		return nil, fmt.Errorf("%s: %w", rule.Name, resp.Err)
-	case len(resp.Result) == 0 || string(resp.Result) == "null":
-		return nil, fmt.Errorf("%s %s: %w", rule.Name, params, errBlockNotFound)
-	}
-	return resp.Result, nil
 }

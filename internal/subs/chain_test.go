@@ -74,6 +74,9 @@ type fakeMember struct {
 	srv   *httptest.Server
 	head  atomic.Value // string: the head's hash
 	calls sync.Map     // method → *atomic.Int64
+	// failReads: the next failReads reads of a block (eth_getBlockByHash,
+	// eth_getLogs) are answered with an error.
+	failReads atomic.Int64
 }
 
 func newFakeMember(t testing.TB, c *fakeChain, head string) *fakeMember {
@@ -98,6 +101,10 @@ func (m *fakeMember) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	v, _ := m.calls.LoadOrStore(req.Method, new(atomic.Int64))
 	v.(*atomic.Int64).Add(1)
 	head, _ := m.chain.block(m.head.Load().(string))
+	if (req.Method == "eth_getBlockByHash" || req.Method == "eth_getLogs") && m.failReads.Add(-1) >= 0 {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"execution aborted (test)"}}`, req.ID)
+		return
+	}
 	result := "null"
 	switch req.Method {
 	case "eth_blockNumber":
@@ -127,6 +134,12 @@ func (m *fakeMember) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // blocks (so it keeps the canonical chain by hash), and its hub.
 func startFakePool(t testing.TB, members ...*fakeMember) (*upstream.Pool, *Hub) {
 	t.Helper()
+	return startFakePoolWith(t, Options{}, members...)
+}
+
+// startFakePoolWith is startFakePool with the hub's options.
+func startFakePoolWith(t testing.TB, opts Options, members ...*fakeMember) (*upstream.Pool, *Hub) {
+	t.Helper()
 	urls := make([]string, len(members))
 	for i, m := range members {
 		urls[i] = m.srv.URL
@@ -136,7 +149,7 @@ func startFakePool(t testing.TB, members ...*fakeMember) (*upstream.Pool, *Hub) 
 		HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, RetryBudget: 5 * time.Second}, mcs...)
 	pool.Start(context.Background())
 	t.Cleanup(pool.Close)
-	h := NewHub(Options{}, pool)
+	h := NewHub(opts, pool)
 	t.Cleanup(h.Close)
 	return pool, h
 }

@@ -1,15 +1,16 @@
 // Package subs is the subscription hub of one network: it keeps one
 // stream per kind + filter and fans its notifications out to every client
 // subscription of that stream, under ids that nodegate makes. On a pool
-// that keeps the canonical chain by hash (EVM networks), logs — and
-// newHeads when no member can push — are made from that chain, whatever
-// the members are (chain.go): one
+// that keeps the canonical chain by hash (EVM networks), newHeads and
+// logs are made from that chain, whatever the members are (chain.go): one
 // follower per network (upstream.CanonView.Follow), each new block read
 // once (eth_getBlockByHash for its header, one eth_getLogs by its hash for
 // its logs, through the pool's Send), each log matched against every logs
 // stream's filter in process (logfilter.go), and the logs of blocks that
-// leave the chain sent again with removed: true. Every other stream is
-// one upstream subscription and runs on one
+// leave the chain sent again with removed: true; a read that fails is
+// tried again while its block is on the chain (chainread.go), so no block
+// is skipped. Every other stream (and newHeads on other pools) is one
+// upstream subscription and runs on one
 // member of the network's
 // upstream.Pool, the one the pool ranks best (hub.go); the hub follows the
 // pool (follow.go) and moves every stream when that member leaves service

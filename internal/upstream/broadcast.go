@@ -91,9 +91,7 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 			defer m.writes.done()
 			raw, resp, err := p.try(bg, budget, m, c.Body, hedgeRole{})
 			s := delivery{m: m, raw: raw, resp: resp, err: err}
-			if err != nil {
-				p.missedBy(missed, m)
-			}
+			p.delivered(missed, m, err != nil) // resend.go
 			if err == nil {
 				s.took = resp.Err == nil || p.holds(bg, m, resp.Err, hash, haveHash)
 			}

@@ -263,14 +263,22 @@ func ParseBlockNumber(raw json.RawMessage) (uint64, error) {
 	return n, nil
 }
 
-// headSourceOf is what pushes m's heads: its own HeadSource, or its
-// newHeads subscription when the family has one (PoolConfig.NoNewHeads);
-// nil when m is only polled.
+// headSourceOf is what pushes m's heads: its newHeads subscription when
+// the family has one (PoolConfig.NoNewHeads) and the pool keeps the
+// canonical chain by hash (headers carry their hash: the chain, and what
+// subscriptions make of it, follow pushes rather than polls), else its
+// own HeadSource (numbers only: the embedded node's), else its newHeads
+// subscription; nil when m is only polled.
 func (p *Pool) headSourceOf(m *Member) HeadSource {
+	s, subscribes := SubscriberOf(m.Upstream)
+	subscribes = subscribes && !p.cfg.NoNewHeads
+	if subscribes && p.cfg.HeadBlockMethod != "" {
+		return newHeadsSource{s}
+	}
 	if hs, ok := m.Upstream.(HeadSource); ok {
 		return hs
 	}
-	if s, ok := SubscriberOf(m.Upstream); ok && !p.cfg.NoNewHeads {
+	if subscribes {
 		return newHeadsSource{s}
 	}
 	return nil

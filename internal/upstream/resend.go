@@ -12,7 +12,9 @@ import (
 // is sent to that member again once it is back in service, in the order
 // the transactions were broadcast (a sender's nonces in order, so none is
 // stuck behind a gap), until every member answered it or resendWindow
-// passed. Any answer of the node ends it for that member: taken, "already
+// passed. A delivery that fails after the broadcast (a member hung
+// mid-call fails only at the attempt timeout) counts as much as a member
+// out of service: the record is kept until every delivery ended. Any answer of the node ends it for that member: taken, "already
 // known", "nonce too low" (mined meanwhile), or a refusal it would give
 // again; only a node fault keeps it for the next time.
 
@@ -29,6 +31,10 @@ type missedTx struct {
 	body    []byte
 	until   time.Time
 	missing []bool // by member index
+	// sending counts the broadcast's deliveries still under way: the
+	// record is kept while one is, since its member may yet miss it (a
+	// member hung mid-call fails only at the attempt timeout).
+	sending int
 }
 
 // resendBook is a pool's transactions to send again.
@@ -38,13 +44,13 @@ type resendBook struct {
 }
 
 // noteBroadcast records a broadcast of body to targets: every other member
-// missed it. It returns the record, for missedBy (nil: body is kept for
+// missed it. It returns the record, for delivered (nil: body is kept for
 // no one, or the pool keeps no record because it is not started).
 func (p *Pool) noteBroadcast(body []byte, targets []*Member) *missedTx {
 	if !p.started.Load() {
 		return nil
 	}
-	tx := &missedTx{body: body, until: time.Now().Add(resendWindow), missing: make([]bool, len(p.members))}
+	tx := &missedTx{body: body, until: time.Now().Add(resendWindow), missing: make([]bool, len(p.members)), sending: len(targets)}
 	for i, m := range p.members {
 		tx.missing[i] = true
 		for _, t := range targets {
@@ -63,8 +69,9 @@ func (p *Pool) noteBroadcast(body []byte, targets []*Member) *missedTx {
 	return tx
 }
 
-// missedBy records that m did not get tx (a node fault).
-func (p *Pool) missedBy(tx *missedTx, m *Member) {
+// delivered records that the broadcast's delivery of tx to m ended; missed:
+// m did not get it (a node fault), so it is sent again when m can take it.
+func (p *Pool) delivered(tx *missedTx, m *Member, missed bool) {
 	if tx == nil {
 		return
 	}
@@ -72,7 +79,8 @@ func (p *Pool) missedBy(tx *missedTx, m *Member) {
 	b := &p.resends
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if i >= 0 {
+	tx.sending--
+	if i >= 0 && missed {
 		tx.missing[i] = true
 	}
 }
@@ -114,7 +122,7 @@ func (p *Pool) resendDue(ctx context.Context) {
 				}
 			}
 		}
-		if left && now.Before(tx.until) {
+		if (left || tx.sending > 0) && now.Before(tx.until) {
 			kept = append(kept, tx)
 		}
 	}

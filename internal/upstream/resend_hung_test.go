@@ -1,0 +1,66 @@
+package upstream_test
+
+import (
+	"bytes"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
+)
+
+// TestPoolResendsAWriteAMemberHungOn: member b hangs on a broadcast
+// transaction past the attempt timeout (and never takes it), while the
+// pool looks for writes to send again many times meanwhile. b is sent the
+// transaction again and takes it: a delivery that fails after the
+// broadcast is a miss like a member out of service (resend.go keeps the
+// record until every delivery ended).
+func TestPoolResendsAWriteAMemberHungOn(t *testing.T) {
+	signer, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := common.HexToAddress("0xaa")
+	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
+		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := tx.MarshalBinary()
+	raw := hexutil.Encode(bin)
+
+	a, bn := newChainNode(t, 10), newChainNode(t, 10)
+	var hang atomic.Bool
+	hang.Store(true)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if strings.Contains(string(body), "eth_sendRawTransaction") && hang.Swap(false) {
+			select { // hung past the attempt timeout; the transaction is lost
+			case <-release:
+			case <-time.After(2 * time.Second):
+			}
+			return
+		}
+		bn.ServeHTTP(w, r)
+	}))
+	t.Cleanup(b.Close)
+	p := startPool(t, upstream.PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 20 * time.Millisecond,
+		AttemptTimeout: 300 * time.Millisecond, FailThreshold: 100}, httpMember(t, a.srv.URL), httpMember(t, b.URL))
+	if got := send(t, p, "eth_sendRawTransaction", `["`+raw+`"]`, false); got.Err != nil {
+		t.Fatalf("send: %v", got.Err)
+	}
+	testenv.WaitFor(t, 10*time.Second, "b to be sent the transaction again and take it", func() bool { return bn.has(raw) })
+}

@@ -68,11 +68,15 @@ func TestAnalyticsAcrossReplicas(t *testing.T) {
 	}{
 		{"sqlite", func(t *testing.T) func() keys.Store {
 			path := filepath.Join(t.TempDir(), "keys.db")
-			return func() keys.Store { return mustStore(t, func(ctx context.Context) (keys.Store, error) { return keys.OpenSQLite(ctx, path) }) }
+			return func() keys.Store {
+				return mustStore(t, func(ctx context.Context) (keys.Store, error) { return keys.OpenSQLite(ctx, path) })
+			}
 		}},
 		{"postgres", func(t *testing.T) func() keys.Store {
 			dsn := pgtest.DSN(t)
-			return func() keys.Store { return mustStore(t, func(ctx context.Context) (keys.Store, error) { return keys.OpenPostgres(ctx, dsn) }) }
+			return func() keys.Store {
+				return mustStore(t, func(ctx context.Context) (keys.Store, error) { return keys.OpenPostgres(ctx, dsn) })
+			}
 		}},
 	} {
 		t.Run(db.name, func(t *testing.T) { checkAnalytics(t, db.open(t)) })

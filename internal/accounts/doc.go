@@ -10,7 +10,9 @@
 // the operator's unlock and reset links (operator.go), an account's team
 // (members.go: logins invited as admin or viewer, the account's own login
 // its owner), the one rule of what each role may do (roles.go), and the
-// changes its team reads on the audit page (changes.go), and the alerts
+// changes its team reads on the audit page (changes.go), the analytics an
+// account reads per period (analytics.go: requests, credits, latency
+// percentiles per method, errors by kind and code), and the alerts
 // on an account's daily credits: settings (alerts.go), the claim that
 // sends each once across a fleet (alerts_check.go), the deliveries by
 // mail and signed webhook with their retries (alerts_deliver.go,

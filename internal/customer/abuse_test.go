@@ -27,7 +27,7 @@ func TestTwoAccountsEveryRoute(t *testing.T) {
 	}
 	eventually(t, "alice's key works", func() bool { code, _ := rpc(t, s.URL()+"/v3/"+key, "eth_blockNumber"); return code == 200 })
 
-	for _, path := range []string{"/dashboard/keys/" + id, "/dashboard/keys/" + id + "/usage"} {
+	for _, path := range []string{"/dashboard/keys/" + id, "/dashboard/keys/" + id + "/usage", "/dashboard/keys/" + id + "/analytics", "/dashboard/keys/" + id + "/analytics.csv"} {
 		code, body := mallory.get(path)
 		if code != http.StatusNotFound || strings.Contains(body, "alice-secret-app") {
 			t.Errorf("GET %s as mallory: %d, want 404 without alice's key", path, code)

@@ -47,6 +47,8 @@ func (h *Handler) apiTable() []apiRoute {
 		{"POST " + APIPrefix + "/keys/{id}/revoke", canManage, h.apiRevokeKey},
 		{"GET " + APIPrefix + "/keys/{id}/usage", canRead, h.apiKeyUsage},
 		{"GET " + APIPrefix + "/usage", canRead, h.apiUsage},
+		{"GET " + APIPrefix + "/analytics", canRead, h.apiAnalytics},
+		{"GET " + APIPrefix + "/keys/{id}/analytics", canRead, h.apiKeyAnalytics},
 		{"GET " + APIPrefix + "/alerts", canRead, h.apiAlerts},
 		{"PUT " + APIPrefix + "/alerts", canManage, h.apiSetAlerts},
 	}

@@ -18,15 +18,17 @@ var newTokenRe = regexp.MustCompile(`id="new-token">(ngt_[A-Za-z0-9_-]+)<`)
 
 // wantAPIAccess is the test's own copy of what each API route asks.
 var wantAPIAccess = map[string]string{
-	"GET /dashboard/api/v1/keys":              "read",
-	"POST /dashboard/api/v1/keys":             "manage",
-	"GET /dashboard/api/v1/keys/{id}":         "read",
-	"PATCH /dashboard/api/v1/keys/{id}":       "manage",
-	"POST /dashboard/api/v1/keys/{id}/revoke": "manage",
-	"GET /dashboard/api/v1/keys/{id}/usage":   "read",
-	"GET /dashboard/api/v1/usage":             "read",
-	"GET /dashboard/api/v1/alerts":            "read",
-	"PUT /dashboard/api/v1/alerts":            "manage",
+	"GET /dashboard/api/v1/keys":                "read",
+	"POST /dashboard/api/v1/keys":               "manage",
+	"GET /dashboard/api/v1/keys/{id}":           "read",
+	"PATCH /dashboard/api/v1/keys/{id}":         "manage",
+	"POST /dashboard/api/v1/keys/{id}/revoke":   "manage",
+	"GET /dashboard/api/v1/keys/{id}/usage":     "read",
+	"GET /dashboard/api/v1/usage":               "read",
+	"GET /dashboard/api/v1/analytics":           "read",
+	"GET /dashboard/api/v1/keys/{id}/analytics": "read",
+	"GET /dashboard/api/v1/alerts":              "read",
+	"PUT /dashboard/api/v1/alerts":              "manage",
 }
 
 // makeToken makes an API token on the tokens page and returns it.
@@ -162,6 +164,8 @@ func TestAPIKeysJourney(t *testing.T) {
 		{"another account's key", "GET", "/dashboard/api/v1/keys/" + othersKey, "", 404, "not found"},
 		{"revoke another account's key", "POST", "/dashboard/api/v1/keys/" + othersKey + "/revoke", "", 404, "not found"},
 		{"usage", "GET", "/dashboard/api/v1/keys/" + made.Key.ID + "/usage", "", 200, `"usage"`},
+		{"analytics", "GET", "/dashboard/api/v1/keys/" + made.Key.ID + "/analytics?period=24h", "", 200, `"period": "24h"`},
+		{"analytics, bad period", "GET", "/dashboard/api/v1/analytics?period=1y", "", 400, `period: want 1h, 24h or 30d`},
 		{"an http webhook", "PUT", "/dashboard/api/v1/alerts", `{"webhook_url":"http://example.com/x"}`, 400, "webhook:"},
 		{"a webhook", "PUT", "/dashboard/api/v1/alerts", `{"webhook_url":"https://example.com/x"}`, 200, `"webhook_secret": "whsec_`},
 		{"revoke", "POST", "/dashboard/api/v1/keys/" + made.Key.ID + "/revoke", "", 200, `"status": "revoked"`},

@@ -7,7 +7,8 @@
 // with its access, checked against the session's role), the one-time flash a POST leaves for the page its redirect
 // opens (flash.go: POST-redirect-GET, a reload repeats nothing), the per-account cap on dashboard requests (pagecap.go: least
 // recently seen subjects evicted, addresses grouped as
-// accounts.AddressSubject groups them), form parsing (413 over maxForm) and the
+// accounts.AddressSubject groups them), the analytics pages with their
+// CSV and API routes (analytics.go), form parsing (413 over maxForm) and the
 // pages (html/template, embedded with their stylesheet: no script, no CDN,
 // a strict Content-Security-Policy; charts are SVG drawn on the server).
 //

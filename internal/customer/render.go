@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/nodegate/nodegate/internal/accounts"
@@ -38,7 +39,9 @@ var funcs = template.FuncMap{
 	// rateLines shows a key's method rates as METHOD=CALLS lines.
 	"rateLines": methodRateLines,
 	"credits":   formatInt,
-	"rate":      formatRate,
+	// ms writes milliseconds to the microsecond, without trailing zeros.
+	"ms":   func(v accounts.Millis) string { return strconv.FormatFloat(float64(v), 'f', -1, 64) },
+	"rate": formatRate,
 	// refused and failed sum a usage row's refusals and its other errors.
 	"refused": func(e keys.UsageErrors) int64 { return e.RateLimited + e.Daily + e.Forbidden + e.Limit },
 	"failed":  func(e keys.UsageErrors) int64 { return e.Invalid + e.Upstream + e.Node },

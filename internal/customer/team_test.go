@@ -55,6 +55,10 @@ var wantAccess = map[string]string{
 	"POST /dashboard/tokens/{id}/revoke":     "manage",
 	"GET /dashboard/usage.csv":               "read",
 	"GET /dashboard/keys/{id}/usage.csv":     "read",
+	"GET /dashboard/analytics":               "read",
+	"GET /dashboard/analytics.csv":           "read",
+	"GET /dashboard/keys/{id}/analytics":     "read",
+	"GET /dashboard/keys/{id}/analytics.csv": "read",
 	"GET /dashboard/alerts":                  "read",
 	"POST /dashboard/alerts":                 "manage",
 }

@@ -79,7 +79,7 @@ func meterCalls(dst []ratelimit.Call, calls []*pipeline.Call) (view []ratelimit.
 
 func appendCalls(dst []ratelimit.Call, calls []*pipeline.Call) []ratelimit.Call {
 	for _, c := range calls {
-		dst = append(dst, ratelimit.Call{Method: c.Req.Method, Credits: c.Credits()})
+		dst = append(dst, ratelimit.Call{Method: c.Req.Method, Credits: c.Credits(), Took: c.Took()})
 	}
 	return dst
 }

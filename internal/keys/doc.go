@@ -8,7 +8,10 @@
 // token's claims narrow, narrowing.go), its own limits (limits.go: rate,
 // daily credits, per-method rates, and the names of the limit in force), plans,
 // the persistent stores (SQLite by default, PostgreSQL for fleets) with
-// their versioned schema, the in-memory Cache that serves lookups and
+// their versioned schema, the usage records and their analytics (usage.go;
+// usage_analytics.go: minutes, latency histograms in the fixed buckets of
+// latency.go that replicas' counts add up in, error codes, and their
+// retention), the in-memory Cache that serves lookups and
 // follows store changes (by the change log: only the changed keys are
 // read, cache_follow.go, changes_store.go), the bounds on revoked keys
 // (an account's are capped and purged after a retention), and the Manager that creates, updates and revokes

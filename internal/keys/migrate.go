@@ -47,13 +47,14 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX nodegate_usage_key_day ON nodegate_usage (key_id, day)`,
 	},
-	3: accountsSchema,  // schema_accounts.go
-	4: plansSchema,     // schema_plans.go
-	5: dashboardSchema, // schema_dashboard.go
-	6: changesSchema,   // schema_changes.go
-	7: teamSchema,      // schema_team.go
-	8: alertsSchema,    // schema_alerts.go
-	9: tokensSchema,    // schema_tokens.go
+	3:  accountsSchema,  // schema_accounts.go
+	4:  plansSchema,     // schema_plans.go
+	5:  dashboardSchema, // schema_dashboard.go
+	6:  changesSchema,   // schema_changes.go
+	7:  teamSchema,      // schema_team.go
+	8:  alertsSchema,    // schema_alerts.go
+	9:  tokensSchema,    // schema_tokens.go
+	10: analyticsSchema, // schema_analytics.go
 }
 
 // SchemaVersion is the schema this nodegate writes.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,9 @@ type sqlStore struct {
 	db      *sql.DB
 	dialect dialect
 	name    string
+	// analyticsPurged is the minute (unix minutes) of the analytics'
+	// last purge (usage_analytics.go).
+	analyticsPurged atomic.Int64
 }
 
 // dialect is what differs between the SQL databases.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,16 @@ type UsageRow struct {
 	Requests int64       `json:"requests"`
 	Credits  int64       `json:"credits"`
 	Errors   UsageErrors `json:"errors"`
+
+	// The analytics of the same calls (usage_analytics.go), kept apart
+	// from the day's record: the UTC minute they were counted in
+	// (UsageMinute's form; "" for none, as for notifications counted
+	// before analytics), how long nodegate took to answer them (nil for
+	// none), and how many were answered with each JSON-RPC error code
+	// (nil for none). Pointers keep a UsageRow comparable.
+	Minute  string         `json:"-"`
+	Latency *LatencyHist   `json:"-"`
+	Codes   *map[int]int64 `json:"-"`
 }
 
 // UsageErrors count the calls that were answered with an error, by kind.
@@ -68,7 +79,7 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 	}
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, compareUsageRecord)
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage (`+usageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (day, key_id, network, method) DO UPDATE SET
 			requests = nodegate_usage.requests + excluded.requests,
@@ -91,8 +102,17 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 				return fmt.Errorf("record usage: %w", err)
 			}
 		}
-		return nil
+		return s.addAnalytics(ctx, tx, rows)
 	})
+	if err != nil {
+		return err
+	}
+	// The counts are saved: a purge that fails must not have them added
+	// again (the caller retries a failed AddUsage), so it is only logged.
+	if err := s.purgeAnalytics(ctx, rows); err != nil {
+		slog.Warn("usage analytics past their retention not deleted yet", "err", err)
+	}
+	return nil
 }
 
 // compareUsageRecord orders rows by their record's key.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/admission"
 	"github.com/nodegate/nodegate/internal/keys"
@@ -53,6 +55,10 @@ type record struct {
 	// the batch's runner before the call starts; nil for a call alone.
 	batch *token
 
+	// took is how long the pipeline took to answer the call (a
+	// time.Duration; 0 before it answered): the usage analytics count it.
+	took atomic.Int64
+
 	// mu guards who answered: a copy may still reach the route after its
 	// caller stopped waiting for it (executionLimits.run).
 	mu      sync.Mutex
@@ -95,6 +101,9 @@ func (c *Call) SetCredits(n int64) { c.record().credits = n }
 
 // Credits is what the ingress's metering priced the call at (0 before).
 func (c *Call) Credits() int64 { return c.record().credits }
+
+// Took is how long the pipeline took to answer c (0 before it did).
+func (c *Call) Took() time.Duration { return time.Duration(c.record().took.Load()) }
 
 // answered records that member answered c (of the network's partners when
 // partner is set).

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/nodegate/nodegate/jsonrpc"
 )
@@ -33,8 +34,11 @@ func Build(opts Options) *Pipeline {
 	}
 	p := &Pipeline{observer: opts.Observer, batchParallelism: opts.BatchParallelism}
 	p.handler = func(ctx context.Context, c *Call) *jsonrpc.Response {
-		c.record() // before any stage copies the call or starts a goroutine
-		return p.chain(c.Network)(ctx, c)
+		r := c.record() // before any stage copies the call or starts a goroutine
+		start := time.Now()
+		resp := p.chain(c.Network)(ctx, c)
+		r.took.Store(int64(time.Since(start)))
+		return resp
 	}
 	return p
 }

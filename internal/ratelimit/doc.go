@@ -15,7 +15,8 @@
 // telemetry.Classify, the one classifier), the
 // Notes that charge WebSocket notifications in aggregate (reserved in
 // memory, spent per key every interval: notes.go), and the Usage
-// aggregator that flushes to the key store.
+// aggregator that flushes to the key store (per day and minute, with each
+// call's latency in a keys.LatencyHist and its error code: the analytics).
 //
 // It must not parse requests, choose networks or answer calls: the ingress
 // hands it each request's network and calls as plain values (Network,

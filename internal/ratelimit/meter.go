@@ -52,6 +52,9 @@ type Call struct {
 	// Refused: the call is refused before any node runs it (the key's
 	// network, method or contract allowlists): it costs nothing.
 	Refused bool
+	// Took is how long nodegate took to answer the call (0: not timed),
+	// which Record counts in the usage analytics.
+	Took time.Duration
 }
 
 // Method names of usage records that are not a call's method: entries of
@@ -115,12 +118,13 @@ func (m *Meter) Admit(ctx context.Context, key *keys.Key, n Network, calls []Cal
 // refused counts a refused request's calls in the usage records.
 func (m *Meter) refused(key *keys.Key, n Network, calls []Call, invalid int, o Outcome) {
 	if m.Usage != nil {
-		day, kind := m.today(), refusedKind(o)
+		at, kind := m.stamp(), refusedKind(o)
+		refusal := Answered{Code: jsonrpc.CodeLimitExceeded}
 		for _, c := range calls {
-			m.Usage.Add(day, key.ID, n.Name, usageMethod(c, nil), 0, kind)
+			m.Usage.AddCall(at, key.ID, n.Name, usageMethod(c, nil), 0, kind, refusal)
 		}
 		for range invalid {
-			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, 0, kind)
+			m.Usage.AddCall(at, key.ID, n.Name, MethodInvalid, 0, kind, refusal)
 		}
 	}
 }
@@ -171,18 +175,22 @@ func (m *Meter) Record(key *keys.Key, n Network, calls []Call, answers []*jsonrp
 	if m.Usage == nil || key == nil {
 		return
 	}
-	day := m.today()
+	at := m.stamp()
 	for i, c := range calls {
 		var resp *jsonrpc.Response
 		if i < len(answers) {
 			resp = answers[i]
 		}
-		m.Usage.Add(day, key.ID, n.Name, usageMethod(c, resp), c.Credits, errorKind(resp))
+		a := Answered{Took: c.Took}
+		if resp != nil && resp.Err != nil {
+			a.Code = resp.Err.Code
+		}
+		m.Usage.AddCall(at, key.ID, n.Name, usageMethod(c, resp), c.Credits, errorKind(resp), a)
 	}
 	if invalid > 0 {
 		cheapest := m.Costs.Cheapest(n.Methods)
 		for range invalid {
-			m.Usage.Add(day, key.ID, n.Name, MethodInvalid, cheapest, keys.UsageErrors{Invalid: 1})
+			m.Usage.AddCall(at, key.ID, n.Name, MethodInvalid, cheapest, keys.UsageErrors{Invalid: 1}, Answered{Code: jsonrpc.CodeInvalidRequest})
 		}
 	}
 }
@@ -236,19 +244,21 @@ func errorKind(resp *jsonrpc.Response) keys.UsageErrors {
 }
 
 // today is the UTC day of usage records, formatted once per day.
-func (m *Meter) today() string {
+// stamp is the UTC day and minute of now, the day's name made once a day.
+func (m *Meter) stamp() Stamp {
 	now := time.Now
 	if m.now != nil {
 		now = m.now
 	}
 	t := now()
-	ud := t.Unix() / 86400
+	unix := t.Unix()
+	ud := unix / 86400
 	if c := m.day.Load(); c != nil && c.unixDay == ud {
-		return c.s
+		return Stamp{Day: c.s, Minute: unix / 60}
 	}
 	c := &cachedDay{unixDay: ud, s: keys.UsageDay(t)}
 	m.day.Store(c)
-	return c.s
+	return Stamp{Day: c.s, Minute: unix / 60}
 }
 
 // burstOf is the credits a full bucket of key holds: its plan's burst, in

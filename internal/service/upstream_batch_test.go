@@ -167,6 +167,9 @@ func batchService(t *testing.T, upstreams ...config.Upstream) string {
 	cfg := config.Ephemeral(t.TempDir())
 	cfg.NoStarknet = true
 	cfg.APIKeys = []string{netKey}
+	for i := range upstreams {
+		upstreams[i].Archive = true // not probed for its floors: the tests count every request
+	}
 	cfg.Networks = []config.Network{{Name: "main", Family: "evm", Upstreams: upstreams}}
 	return start(t, cfg).URL() + "/v3/" + netKey
 }

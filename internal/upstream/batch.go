@@ -88,6 +88,8 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 	}
 	body = append(body, ']')
 	if len(body) == 2 { // m serves none of them: each goes alone
+		*bp = body[:0]
+		batchBufs.Put(bp)
 		for i := range answers {
 			answers[i].Failed = m
 		}

@@ -32,12 +32,10 @@ type Floor struct {
 type floors struct {
 	at         [methods.NumNeeds]atomic.Uint64
 	configured [methods.NumNeeds]bool
-	// probed: a probe set the kind's floor at least once.
-	probed [methods.NumNeeds]atomic.Bool
 	// window, when not 0, is how many blocks behind its head the member
 	// keeps (a floor that moves with the head, as a full node's recent
-	// states: two probes found it moved as far as the head did;
-	// floorprobe.go): its floor is then at least its head less window.
+	// states: two probes found it rose at least half as far as the head
+	// did; floorprobe.go): its floor is then at least its head less window.
 	window [methods.NumNeeds]atomic.Uint64
 	// learned wakes the member's probe (floorprobe.go) when an answer
 	// moved a floor: the floor learned is only above the block asked.

@@ -80,7 +80,6 @@ func (p *Pool) probeKind(ctx context.Context, m *Member, kind methods.Needs, las
 	if !ok {
 		return
 	}
-	m.floors.probed[kind].Store(true)
 	switch {
 	case n == 0 || n >= head:
 		m.floors.window[kind].Store(0)

@@ -65,13 +65,8 @@ func runWithGateway(m *testing.M) int {
 	// These tests are about the wire: the key's plan (team) gets no rate
 	// or daily limit, so that big batches are never refused with 429.
 	// Its pool follows the node's heads, and its hub serves subscriptions.
-	up := transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())
-	pool := upstream.NewPool("wire", upstream.PoolConfig{}, upstream.MemberConfig{Upstream: up, BatchSize: 1})
-	pool.Start(context.Background())
-	defer pool.Close()
-	hub := subs.NewHub(subs.Options{}, pool)
-	defer hub.Close()
-	n := &pipeline.Network{Name: "wire", Methods: methods.NewTable(methods.FamilyEVM), Upstream: up, Pool: pool, Subs: hub}
+	n, closeNet := chainNetwork("wire", node)
+	defer closeNet()
 	s, closeAll, err := gatewaytest.New(dir, n, gatewaytest.Team)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the gateway:", err)
@@ -82,6 +77,18 @@ func runWithGateway(m *testing.M) int {
 	defer srv.Close()
 	gw = &wireGateway{url: srv.URL, GeneratedKey: gatewaytest.Key, Node: node}
 	return m.Run()
+}
+
+// chainNetwork is a network of its own over node: its own pool, which
+// follows the node's heads, and its own subscription hub; closeNet stops
+// them.
+func chainNetwork(name string, node *evmnode.Node) (n *pipeline.Network, closeNet func()) {
+	up := transport.NewInProc(upstream.Func{ID: "embedded", Fn: node.Do, Heads: node.SubscribeHeads}, node.Server())
+	pool := upstream.NewPool(name, upstream.PoolConfig{}, upstream.MemberConfig{Upstream: up, BatchSize: 1})
+	pool.Start(context.Background())
+	hub := subs.NewHub(subs.Options{}, pool)
+	n = &pipeline.Network{Name: name, Methods: methods.NewTable(methods.FamilyEVM), Upstream: up, Pool: pool, Subs: hub}
+	return n, func() { hub.Close(); pool.Close() }
 }
 
 // client bounds every request: a hang is a failure, not a stuck test.

@@ -8,17 +8,18 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/ingress"
 )
 
-// BenchmarkWebSocketCalls measures eth_chainId through the whole gateway
-// (auth, pipeline, embedded node) over 1 and 100 connections, each keeping
+// BenchmarkWebSocketCalls measures eth_chainId through the gateway (auth,
+// pipeline, embedded node: gatewaytest's, not a whole service) over 1 and
+// 100 connections, each keeping
 // a few calls outstanding. It reports calls/s and the p99 latency.
 func BenchmarkWebSocketCalls(b *testing.B) {
-	s := startGateway(b, nil)
+	g := startOwnGateway(b, ingress.WSLimits{})
 	for _, tc := range []struct{ conns, depth int }{{1, 1}, {1, 32}, {100, 1}, {100, 4}} {
 		b.Run(fmt.Sprintf("conns=%d/depth=%d", tc.conns, tc.depth), func(b *testing.B) {
-			lat := runLoad(b, s, tc.conns, tc.depth, b.N)
+			lat := runLoad(b, g.WSURL()+"/ws/v3/"+g.GeneratedKey, tc.conns, tc.depth, b.N)
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 			b.ReportMetric(float64(p99(lat).Microseconds()), "p99-µs")
 		})
@@ -33,13 +34,13 @@ func p99(lat []time.Duration) time.Duration {
 	return lat[len(lat)*99/100]
 }
 
-// runLoad sends total calls spread over conns connections and returns each
-// call's latency.
-func runLoad(b *testing.B, s *service.Service, conns, depth, total int) []time.Duration {
+// runLoad sends total calls spread over conns connections to url and
+// returns each call's latency.
+func runLoad(b *testing.B, url string, conns, depth, total int) []time.Duration {
 	b.Helper()
 	cs := make([]*websocket.Conn, conns)
 	for i := range cs {
-		c, _, err := websocket.DefaultDialer.Dial(s.WSURL()+"/ws/v3/"+s.GeneratedKey, nil)
+		c, _, err := websocket.DefaultDialer.Dial(url, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

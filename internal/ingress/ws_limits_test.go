@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/nodegate/nodegate/internal/config"
+	"github.com/nodegate/nodegate/internal/ingress"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
 
@@ -28,8 +28,7 @@ func heapInUse() uint64 {
 
 // TestWebSocketFrameOverLimit: a message over the limit closes with 1009.
 func TestWebSocketFrameOverLimit(t *testing.T) {
-	s := startGateway(t, func(c *config.Config) { c.WebSocket.MaxMessageBytes = 1024 })
-	c := dial(t, s)
+	c := startOwnGateway(t, ingress.WSLimits{MaxMessageBytes: 1024}).dial(t)
 	big := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[],"pad":"` + strings.Repeat("x", 2048) + `"}`
 	if err := c.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
 		t.Fatal(err)
@@ -42,8 +41,8 @@ func TestWebSocketFrameOverLimit(t *testing.T) {
 // TestWebSocketTenThousandSubscriptions: past the per-connection limit each
 // subscribe gets -32005; all share one upstream stream; memory stays bounded.
 func TestWebSocketTenThousandSubscriptions(t *testing.T) {
-	s := startGateway(t, nil) // default limit: 1000 per connection
-	c := dial(t, s)
+	g := startOwnGateway(t, ingress.WSLimits{}) // default limit: 1000 per connection
+	c := g.dial(t)
 	runtime.GC()
 	before := heapInUse()
 	ok, limited := 0, 0
@@ -85,7 +84,7 @@ func TestWebSocketTenThousandSubscriptions(t *testing.T) {
 	if ok != 1000 || limited != 9000 {
 		t.Fatalf("%d subscribed, %d refused; want 1000 and 9000", ok, limited)
 	}
-	if n := s.Networks()[0].Subs.Streams(); n != 1 {
+	if n := g.network.Subs.Streams(); n != 1 {
 		t.Fatalf("%d upstream subscriptions, want 1 shared", n)
 	}
 	runtime.GC()
@@ -96,7 +95,7 @@ func TestWebSocketTenThousandSubscriptions(t *testing.T) {
 		t.Fatalf("unsubscribe: %s", got)
 	}
 	c.Close()
-	testenv.WaitFor(t, 5*time.Second, "the upstream subscription to end after the last client left", func() bool { return s.Networks()[0].Subs.Streams() == 0 })
+	testenv.WaitFor(t, 5*time.Second, "the upstream subscription to end after the last client left", func() bool { return g.network.Subs.Streams() == 0 })
 }
 
 // TestWebSocketSlowReader: a client that does not read is closed with 1008
@@ -107,13 +106,9 @@ func TestWebSocketSlowReader(t *testing.T) {
 	// is ~40 MB without the queue's limit), not how late the GC ran on a
 	// busy machine.
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	s := startGateway(t, func(c *config.Config) {
-		c.WebSocket.SendQueueBytes = queue
-		c.WebSocket.WriteTimeout = 5 * time.Second
-		// Few calls in flight, so that what the heap holds is the queue's
-		// doing: 400 answers of ~100 KB would be ~40 MB without its bound.
-		c.WebSocket.MaxInFlight = 4
-	})
+	// Few calls in flight, so that what the heap holds is the queue's
+	// doing: 400 answers of ~100 KB would be ~40 MB without its bound.
+	g := startOwnGateway(t, ingress.WSLimits{SendQueueBytes: queue, WriteTimeout: 5 * time.Second, MaxInFlight: 4})
 	// A small receive buffer, so the kernel holds little for the client.
 	d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {
 		nd := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
@@ -121,7 +116,7 @@ func TestWebSocketSlowReader(t *testing.T) {
 		}}
 		return nd.Dial(network, addr)
 	}}
-	c, _, err := d.Dial(s.WSURL()+"/ws/v3/"+s.GeneratedKey, nil)
+	c, _, err := d.Dial(g.WSURL()+"/ws/v3/"+g.GeneratedKey, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +158,7 @@ func TestWebSocketSlowReader(t *testing.T) {
 		if err := c.WriteMessage(websocket.TextMessage, msg); err != nil {
 			break // the server has closed the connection
 		}
-		if s.Ingress().OpenWebSockets() == 0 {
+		if g.server.OpenWebSockets() == 0 {
 			break
 		}
 	}
@@ -193,8 +188,7 @@ func TestWebSocketSlowReader(t *testing.T) {
 // TestWebSocketInFlightLimit: at the limit the server stops reading until
 // a call finishes; with a limit of 1 the answers come strictly in order.
 func TestWebSocketInFlightLimit(t *testing.T) {
-	s := startGateway(t, func(c *config.Config) { c.WebSocket.MaxInFlight = 1 })
-	c := dial(t, s)
+	c := startOwnGateway(t, ingress.WSLimits{MaxInFlight: 1}).dial(t)
 	const n = 200
 	for i := range n {
 		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_getBlockByNumber","params":["0x0",true]}`, i)
@@ -220,14 +214,11 @@ func TestWebSocketInFlightLimit(t *testing.T) {
 // subscriptions is closed with 1000 "idle timeout"; one with a
 // subscription stays.
 func TestWebSocketKeepalive(t *testing.T) {
-	s := startGateway(t, func(c *config.Config) {
-		c.WebSocket.PingInterval = 50 * time.Millisecond
-		c.WebSocket.IdleTimeout = 300 * time.Millisecond
-	})
-	idle := dial(t, s)
+	g := startOwnGateway(t, ingress.WSLimits{PingInterval: 50 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+	idle := g.dial(t)
 	var pings atomic.Int32
 	idle.SetPingHandler(func(string) error { pings.Add(1); return nil })
-	busy := dial(t, s)
+	busy := g.dial(t)
 	if got := roundTrip(t, busy, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`); !strings.Contains(got, `"result":"0x`) {
 		t.Fatalf("subscribe: %s", got)
 	}

@@ -45,8 +45,9 @@ type resolver struct {
 }
 
 // resolve returns the block number of b. latest is asked with the EVM
-// family's head method (eth_blockNumber); the other tags with eth_getBlockByNumber(tag, false),
-// whose answer is parsed for its number only.
+// family's head method (eth_blockNumber); the other tags with
+// eth_getBlockByNumber(tag, false), whose answer is parsed for its number
+// only.
 func (r *resolver) resolve(ctx context.Context, b bound) (uint64, error) {
 	if b.isNum {
 		return b.num, nil

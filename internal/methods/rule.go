@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/nodegate/nodegate/internal/familykind"
-
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 

@@ -87,7 +87,7 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request, _ *visit) {
 func (h *Handler) signin(w http.ResponseWriter, r *http.Request, _ *visit) {
 	v := visitOf(r)
 	email := r.PostFormValue("email")
-	token, _, err := h.opts.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), clientIP(r))
+	token, _, err := h.opts.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), h.clientIP(r))
 	if err != nil {
 		p := pageOf(v, "Sign in", "signin")
 		p.Data = h.authData(email, "")
@@ -125,7 +125,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request, _ *visit) {
 		// The same answer whatever the email: the mail says the rest.
 		p := pageOf(v, "Sign up", "signup")
 		p.Data = h.authData(email, "")
-		if err := h.opts.Accounts.RequestSignup(r.Context(), email, clientIP(r)); err != nil {
+		if err := h.opts.Accounts.RequestSignup(r.Context(), email, h.clientIP(r)); err != nil {
 			h.fail(w, r, err, "signup", p)
 			return
 		}
@@ -173,7 +173,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, _ *visit) {
 	p := pageOf(visitOf(r), "Forgot password", "signin")
 	email := r.PostFormValue("email")
 	p.Data = h.authData(email, "")
-	if err := h.opts.Accounts.RequestReset(r.Context(), email, clientIP(r)); err != nil {
+	if err := h.opts.Accounts.RequestReset(r.Context(), email, h.clientIP(r)); err != nil {
 		h.fail(w, r, err, "forgot", p)
 		return
 	}

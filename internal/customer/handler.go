@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -42,6 +43,10 @@ type Options struct {
 	SecureCookies bool
 	// SessionMax is the session cookie's lifetime.
 	SessionMax time.Duration
+	// ClientAddr is the address of the client that sent r, read through
+	// the trusted proxies (X-Forwarded-For, PROXY protocol) as the ingress
+	// reads it; nil: the connection's peer.
+	ClientAddr func(r *http.Request) netip.Addr
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -108,7 +113,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	subject := accounts.AddressSubject(clientIP(r))
+	subject := accounts.AddressSubject(h.clientIP(r))
 	if v.sess != nil {
 		subject = v.sess.Account.ID
 	}

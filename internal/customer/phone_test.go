@@ -52,7 +52,7 @@ func checkLayout(t *testing.T, ctx context.Context, width int, page string) {
 }
 
 // docShots are the screenshots docs/dashboard.md shows, per width.
-var docShots = map[int][]string{390: {"keys", "created", "key", "revoke", "usage", "plan", "members", "alerts"}, 1280: {"key", "revoke", "audit", "tokens"}}
+var docShots = map[int][]string{390: {"keys", "created", "key", "revoke", "usage", "plan", "members", "alerts", "analytics"}, 1280: {"key", "revoke", "audit", "tokens", "analytics"}}
 
 // widthShot saves the screenshot of the page at this width when
 // docs/dashboard.md shows it.
@@ -118,6 +118,10 @@ func phoneAndDesktop(t *testing.T, ctx context.Context, s *service.Service, widt
 	checkLayout(t, ctx, width, "created")
 	widthShot(t, ctx, width, "created")
 	keyID := text(t, ctx, "#new-key-id")
+	plain := text(t, ctx, "#new-key")
+	for _, m := range []string{"eth_blockNumber", "eth_blockNumber", "eth_chainId", "eth_getBalance", "eth_noSuchMethod"} {
+		rpc(t, s.URL()+"/v3/"+plain, m) // for the analytics page
+	}
 	do(t, ctx, "reload the new key's page", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("key-id")))
 	if has(t, ctx, "#new-key") || has(t, ctx, "#new-secret") {
 		t.Fatal("a reload of the new key's page shows the key or its secret again")
@@ -140,6 +144,12 @@ func phoneAndDesktop(t *testing.T, ctx context.Context, s *service.Service, widt
 
 	visitPage(t, ctx, width, base+"/keys/"+keyID+"/usage", "usage")
 	visitPage(t, ctx, width, base+"/usage", "account-usage")
+	visitPage(t, ctx, width, base+"/keys/"+keyID+"/analytics?period=24h", "key-analytics")
+	eventually(t, "the analytics page shows the calls", func() bool {
+		do(t, ctx, "open analytics", chromedp.Navigate(base+"/analytics"))
+		return has(t, ctx, "#latency")
+	})
+	visitPage(t, ctx, width, base+"/analytics", "analytics")
 	visitPage(t, ctx, width, base+"/plan", "plan")
 	visitPage(t, ctx, width, base+"/password", "password")
 	visitPage(t, ctx, width, base+"/members", "members")

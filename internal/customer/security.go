@@ -95,9 +95,15 @@ func tokenEqual(a, b string) bool {
 	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// clientIP is the client's address (the connection's: a proxy in front
-// makes every client one address, see docs/dashboard.md).
-func clientIP(r *http.Request) string {
+// clientIP is the client's address: the connection's, or behind a
+// trusted proxy the one it names (Options.ClientAddr); sign-in limits and
+// the page cap are keyed by it.
+func (h *Handler) clientIP(r *http.Request) string {
+	if h.opts.ClientAddr != nil {
+		if a := h.opts.ClientAddr(r); a.IsValid() {
+			return a.String()
+		}
+	}
 	host := r.RemoteAddr
 	if i := strings.LastIndexByte(host, ':'); i >= 0 {
 		host = host[:i]

@@ -6,7 +6,7 @@
 // and counts it on the key's notes account once written), TLS certificates (tls.go), the body and batch
 // limits, auth failures (decided before the body is parsed or the socket
 // upgraded; the client's address for a key's address allowlist comes from
-// the peer or, behind trusted_proxies, X-Forwarded-For: clientaddr.go) and writing responses. Both transports turn bytes into pipeline
+// the peer or, behind trusted_proxies, X-Forwarded-For: clientaddr.go, and their PROXY protocol header: proxyproto.go) and writing responses. Both transports turn bytes into pipeline
 // calls and answers back into bytes through one function (serve.go), which
 // also holds a key's calls in flight to its plan and writes
 // each answer as it is ready (answer.go; HTTP streams large answers, every

@@ -25,7 +25,8 @@ func (s *Service) startAccounts() error {
 	}
 	s.Accounts = svc
 	s.customer = customer.New(customer.Options{Accounts: svc, Networks: s.customerNetworks, PageRate: ac.PageRate,
-		SecureCookies: strings.HasPrefix(ac.PublicURL, "https://"), SessionMax: ac.SessionMax})
+		SecureCookies: strings.HasPrefix(ac.PublicURL, "https://"), SessionMax: ac.SessionMax,
+		ClientAddr: s.clientAddr})
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopAccounts = cancel
 	go purgeSessions(ctx, svc)

@@ -118,8 +118,9 @@ func (s *Service) open(network, addr string, index int) error {
 		srv.TLSConfig = ingress.ServerTLSConfig(s.tls)
 		serve = func(l net.Listener) error { return srv.ServeTLS(l, "", "") }
 	}
+	served := ingress.ProxyProtocolListener(ln, s.currentTrustedProxies) // trusted_proxies' PROXY headers
 	go func() {
-		if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(served); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("http server stopped", "addr", addr, "err", err)
 		}
 	}()

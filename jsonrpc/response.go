@@ -60,10 +60,25 @@ func AppendRequest(buf []byte, id uint64, method string, params json.RawMessage)
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 	buf = strconv.AppendUint(buf, id, 10)
 	buf = append(buf, `,"method":`...)
-	buf = strconv.AppendQuote(buf, method) // method names are ASCII; see validMethodName
+	buf = appendQuoted(buf, method)
 	buf = append(buf, `,"params":`...)
 	buf = append(buf, params...)
 	return append(buf, '}')
+}
+
+// appendQuoted appends s as a JSON string as strconv.AppendQuote writes
+// it; a name of printable ASCII without quote or backslash (every method
+// name in practice) is copied between quotes without strconv's rune by
+// rune escaping.
+func appendQuoted(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return strconv.AppendQuote(buf, s)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }
 
 // ErrNotResponse reports bytes from an upstream that are not a JSON-RPC response.
@@ -74,31 +89,110 @@ var ErrNotResponse = errors.New("not a json-rpc response")
 // id is checked strictly (validResponseID): an answer whose id is not
 // valid JSON (`00`, `1.`, `nul`) is not a response.
 func DecodeResponse(b []byte) (id json.RawMessage, r Response, err error) {
-	var haveResult bool
-	scanErr := objectFields(b, func(key, value []byte) bool {
-		switch string(key) {
-		case "id":
-			id = value
-		case "result":
-			r.Result, haveResult = value, true
-		case "error":
-			if value[0] == '{' {
-				r.Err = DecodeError(value)
-			}
+	var f responseFields
+	if objectFields(b, f.field) != nil {
+		return nil, Response{}, ErrNotResponse
+	}
+	return f.response()
+}
+
+// Responses reads an upstream's answer to a batch, a JSON array of
+// responses, in one pass: fn is given each element as DecodeResponse reads
+// it (err ErrNotResponse for an element that is not a response), in order,
+// until it returns false. An answer that is not a well-formed array stops
+// the reading where it is broken and returns ErrNotResponse, as Elements
+// does.
+func Responses(b []byte, fn func(id json.RawMessage, r Response, err error) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrNotResponse
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return notResponse(trailing(b, i+1))
+	}
+	for {
+		vs := skipSpace(b, i)
+		var (
+			f   responseFields
+			ve  int
+			err error
+		)
+		if vs < len(b) && b[vs] == '{' {
+			ve, err = objectFieldsAt(b, vs, f.field) // f.field never stops the scan
+		} else {
+			ve, err = skipValue(b, vs)
 		}
-		return true
-	})
-	if scanErr != nil || id != nil && !validResponseID(id) {
+		if err != nil {
+			return ErrNotResponse
+		}
+		var (
+			id   json.RawMessage
+			r    Response
+			derr = ErrNotResponse
+		)
+		if b[vs] == '{' {
+			id, r, derr = f.response()
+		}
+		if !fn(id, r, derr) {
+			return nil
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return ErrNotResponse
+		}
+		if b[i] == ']' {
+			return notResponse(trailing(b, i+1))
+		}
+		if b[i] != ',' {
+			return ErrNotResponse
+		}
+		i++
+	}
+}
+
+// notResponse is ErrNotResponse when err is set.
+func notResponse(err error) error {
+	if err != nil {
+		return ErrNotResponse
+	}
+	return nil
+}
+
+// responseFields is what DecodeResponse reads of a response's members.
+type responseFields struct {
+	id         json.RawMessage
+	r          Response
+	haveResult bool
+}
+
+func (f *responseFields) field(key, value []byte) bool {
+	switch string(key) {
+	case "id":
+		f.id = value
+	case "result":
+		f.r.Result, f.haveResult = value, true
+	case "error":
+		if value[0] == '{' {
+			f.r.Err = DecodeError(value)
+		}
+	}
+	return true
+}
+
+// response is DecodeResponse's answer from the fields read.
+func (f *responseFields) response() (json.RawMessage, Response, error) {
+	if f.id != nil && !validResponseID(f.id) {
 		return nil, Response{}, ErrNotResponse
 	}
-	if r.Err != nil {
-		r.Result = nil
-		return id, r, nil
+	if f.r.Err != nil {
+		f.r.Result = nil
+		return f.id, f.r, nil
 	}
-	if !haveResult {
+	if !f.haveResult {
 		return nil, Response{}, ErrNotResponse
 	}
-	return id, r, nil
+	return f.id, f.r, nil
 }
 
 // validResponseID reports whether an upstream answer's id is one an

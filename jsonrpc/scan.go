@@ -162,39 +162,49 @@ func skipString(b []byte, i int) (int, error) {
 // with the raw key (without quotes, escapes untouched) and the raw value.
 // It stops early when fn returns false.
 func objectFields(b []byte, fn func(key, value []byte) bool) error {
-	i := skipSpace(b, 0)
+	end, err := objectFieldsAt(b, skipSpace(b, 0), fn)
+	if err != nil || end < 0 {
+		return err
+	}
+	return trailing(b, end)
+}
+
+// objectFieldsAt is objectFields for the object that starts at b[i],
+// followed by anything: it returns the index just past the object, or -1
+// when fn stopped the scan.
+func objectFieldsAt(b []byte, i int, fn func(key, value []byte) bool) (int, error) {
 	if i >= len(b) || b[i] != '{' {
-		return errSyntax
+		return 0, errSyntax
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
+		return i + 1, nil
 	}
 	for {
 		i = skipSpace(b, i)
 		ks := i
 		j, err := skipKey(b, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		ke, _ := skipString(b, ks)
 		vs := skipSpace(b, j)
 		ve, err := skipValue(b, vs)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !fn(b[ks+1:ke-1], b[vs:ve]) {
-			return nil
+			return -1, nil
 		}
 		i = skipSpace(b, ve)
 		if i >= len(b) {
-			return errSyntax
+			return 0, errSyntax
 		}
 		if b[i] == '}' {
-			return trailing(b, i+1)
+			return i + 1, nil
 		}
 		if b[i] != ',' {
-			return errSyntax
+			return 0, errSyntax
 		}
 		i++
 	}

@@ -117,7 +117,9 @@ func (col *collector) update(change func()) {
 	flush := col.ready()
 	col.mu.Unlock()
 	if flush != nil {
-		go col.send(flush)
+		// On a kept worker (workers.go): a fresh goroutine would grow its
+		// stack by copying, down to the transport, on every batch.
+		batchWorkers.Go(func() { col.send(flush) })
 	}
 }
 

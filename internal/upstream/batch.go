@@ -108,8 +108,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		return // failed as a whole (or refused batches with one error): every call alone
 	}
 	seen := make([]bool, len(answers))
-	_ = jsonrpc.Elements(out, func(elem []byte) bool {
-		id, resp, err := jsonrpc.DecodeResponse(elem)
+	_ = jsonrpc.Responses(out, func(id json.RawMessage, resp jsonrpc.Response, err error) bool { // one pass over the answer
 		if err != nil {
 			return true // malformed (an id such as 00 included): the call it meant goes alone
 		}

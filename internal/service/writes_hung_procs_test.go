@@ -49,10 +49,15 @@ func TestNoWriteStrandedOnAHungMember(t *testing.T) {
 	key := strings.Repeat("ef", 16)
 	cfg.APIKeys = []string{key}
 	cfg.Plans[config.PlanTeam] = config.Plan{Failover: true}
+	// Each dev chain seals its own blocks (their hashes differ): no cache,
+	// so that no member is judged by its finalized block against the
+	// other's chain (docs/pools.md) — this test is about writes.
+	noCache := false
 	cfg.Networks = []config.Network{{
 		Name: "mainnet", Family: "evm",
 		Upstreams: []config.Upstream{{Name: "a", URL: a.url()}, {Name: "b", URL: b.url()}},
 		Pool:      config.Pool{AttemptTimeout: 2 * time.Second, HeadInterval: 100 * time.Millisecond, ProbeInterval: 50 * time.Millisecond, RetryBudget: 5 * time.Second},
+		Cache:     config.Cache{Enabled: &noCache},
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,6 +62,9 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 	if len(targets) == 0 {
 		return nil, nil, "", fmt.Errorf("pool %s: %w (every member has %d writes pending)", p.id, ErrPoolUnavailable, limit)
 	}
+	// The caller's body is its own again once it is answered (a pooled
+	// buffer): deliveries that finish later and resends get a copy.
+	c.Body = bytes.Clone(c.Body)
 	missed := p.noteBroadcast(c.Body, targets) // resend.go: members out now get it when back
 	k := kindOf(c.Rule)
 	hash, haveHash := txHash(c.Params)

@@ -2,6 +2,8 @@ package upstream_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"io"
 	"math/big"
 	"net/http"
@@ -15,8 +17,10 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // TestPoolResendsAWriteAMemberHungOn: member b hangs on a broadcast
@@ -63,4 +67,40 @@ func TestPoolResendsAWriteAMemberHungOn(t *testing.T) {
 		t.Fatalf("send: %v", got.Err)
 	}
 	testenv.WaitFor(t, 10*time.Second, "b to be sent the transaction again and take it", func() bool { return bn.has(raw) })
+}
+
+// TestPoolResendsTheBytesItWasGiven: the caller's body is a buffer it
+// uses again once answered (nodegate's ingress pools them); a member out
+// of service during the broadcast is later sent the transaction itself,
+// not whatever the buffer holds by then.
+func TestPoolResendsTheBytesItWasGiven(t *testing.T) {
+	signer, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := common.HexToAddress("0xaa")
+	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
+		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := tx.MarshalBinary()
+	raw := hexutil.Encode(bin)
+	a := newChainNode(t, 10)
+	b := newHangable(t, newChainNode(t, 10))
+	p := startPool(t, upstream.PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 20 * time.Millisecond},
+		httpMember(t, a.srv.URL), httpMember(t, b.srv.URL))
+	b.down.Store(true)
+	testenv.WaitFor(t, 5*time.Second, "b out of service", func() bool { return !p.Members()[1].InService() })
+	params := `["` + raw + `"]`
+	rule, _ := methods.NewTable(methods.FamilyEVM).Lookup("eth_sendRawTransaction")
+	body := jsonrpc.AppendRequest(nil, 1, "eth_sendRawTransaction", json.RawMessage(params))
+	if resp, _, err := p.Send(context.Background(), upstream.Call{Body: body, Rule: rule, Params: json.RawMessage(params)}); err != nil || resp.Err != nil {
+		t.Fatalf("send: %v %v", err, resp)
+	}
+	for i := range body { // the caller's buffer, used for its next request
+		body[i] = ' '
+	}
+	b.down.Store(false)
+	testenv.WaitFor(t, 10*time.Second, "b to be sent the transaction it missed", func() bool { return b.n.has(raw) })
 }

@@ -225,7 +225,6 @@ func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []
 		}
 	}
 	if !h.claim(err == nil) {
-		h.lost(time.Since(start))
 		return nil, errHedgeLost
 	}
 	if err == nil {

@@ -46,8 +46,8 @@ func TestMembersThatLieAndStall(t *testing.T) {
 			for _, n := range lies {
 				told += n
 			}
-			t.Logf("%d calls (%d failed), liar saw %d, lies told %d %v, corrupted answers delivered %d (first: %s)",
-				run.calls.Load(), run.failed.Load(), liar.Calls.Load(), told, lies, run.wrong.Load(), run.firstWrong)
+			t.Logf("%d calls (%d failed, %d over the eth_getLogs time limit), liar saw %d, lies told %d %v, corrupted answers delivered %d (first: %s)",
+				run.calls.Load(), run.failed.Load(), run.limited.Load(), liar.Calls.Load(), told, lies, run.wrong.Load(), run.firstWrong)
 			if run.failed.Load() != 0 {
 				t.Errorf("%d calls failed (first: %s)", run.failed.Load(), run.firstFail)
 			}

@@ -204,17 +204,21 @@ func (p *Pool) tryHedged(ctx context.Context, budget time.Time, m *Member, c Cal
 	if !p.hedges.settle(w) {
 		return m, raw, resp, err // never hedged
 	}
+	// The watch holds its own copy of tried; the hedge's member is marked
+	// in the call's only when it answered or failed (a member cancelled
+	// did not fail the call: it may be asked again, as when the answer
+	// that won fails a check).
 	if err == nil {
 		hedgeRole{w: w, role: rolePrimary}.cancelOther() // m answered first
-		tried[p.index(w.hedged)] = false                 // the hedge's member did not fail the call: it may be asked again
 		return m, raw, resp, nil
 	}
 	r := <-w.done
+	tried[p.index(w.hedged)] = true
 	if r.err != nil && !errors.Is(err, errHedgeLost) {
 		return m, nil, nil, err // both failed: m's failure is the call's
 	}
 	if errors.Is(err, errHedgeLost) {
-		tried[w.pi] = false // m was cancelled, not failed: it may be asked again (the hedge's answer fails a check)
+		tried[w.pi] = false
 	}
 	return r.m, r.raw, r.resp, r.err
 }

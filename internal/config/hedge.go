@@ -10,7 +10,7 @@ type Hedge struct {
 	// Enabled turns hedging on or off (default on).
 	Enabled *bool `yaml:"enabled"`
 	// Quantile is the latency quantile of a method on an upstream past
-	// which its call is hedged (0.95).
+	// which its call is hedged (0.99).
 	Quantile float64 `yaml:"quantile"`
 	// MinDelay is the shortest hedge delay (1ms).
 	MinDelay time.Duration `yaml:"min_delay"`
@@ -30,7 +30,7 @@ func (h Hedge) On() bool { return h.Enabled == nil || *h.Enabled }
 func (h Hedge) validate(path string, bad func(field, format string, args ...any)) {
 	path += ".pool.hedge"
 	if h.Quantile < 0 || h.Quantile >= 1 {
-		bad(path+".quantile", "want a fraction below 1 (0: default 0.95), got %v", h.Quantile)
+		bad(path+".quantile", "want a fraction below 1 (0: default 0.99), got %v", h.Quantile)
 	}
 	if h.MinDelay < 0 {
 		bad(path+".min_delay", "must not be negative (0: default 1ms)")

@@ -27,7 +27,11 @@
 // — the check that each member is on the pool's chain, by the family's
 // chain-id method and its genesis block (chaincheck.go), the head block's gas limit
 // (gaslimit.go), the choice of a member (choose.go), the one way in, Send,
-// and its one retry loop (send.go; upstream batches, batch.go), reading
+// and its one retry loop (send.go; upstream batches, batch.go), hedged
+// reads — a read its member is late on sent to a second member, the
+// first answer kept, and the calls of a member that hangs or goes out
+// given to another (hedge.go, hedgewatch.go), by each method's recent
+// latency on each member (latency.go) —, reading
 // what a method says about blocks from the rule the call carries — the
 // block a call names, a lagging member's answer, what an answer proves
 // (need.go, proof.go; the facts are methods.Rule's, never a table here) —

@@ -53,7 +53,7 @@ type HedgeConfig struct {
 
 // The defaults of HedgeConfig.
 const (
-	DefaultHedgeQuantile       = 0.95
+	DefaultHedgeQuantile       = 0.99
 	DefaultHedgeMinDelay       = time.Millisecond
 	DefaultHedgeShare          = 0.10
 	DefaultHedgeBurst          = 10
@@ -192,17 +192,6 @@ func (h hedgeRole) observe(d time.Duration) {
 	}
 }
 
-// lost notes the time an attempt that did not answer first had run: for
-// the first member, a lower bound of its latency, counted in its hedge
-// delay's histogram (not in its latency score, Member.observe), so that a
-// member slower on every call sees its delay rise instead of every call
-// hedged; a hedge's own time is not counted (it started late).
-func (h hedgeRole) lost(d time.Duration) {
-	if h.role == rolePrimary && h.w.lat != nil {
-		h.w.lat.record(d)
-	}
-}
-
 // tryHedged is the attempt of c on m, hedged on another member when m does
 // not answer in time: it returns the member that answered.
 func (p *Pool) tryHedged(ctx context.Context, budget time.Time, m *Member, c Call, tried []bool, floor uint64) (*Member, []byte, *jsonrpc.Response, error) {
@@ -215,13 +204,21 @@ func (p *Pool) tryHedged(ctx context.Context, budget time.Time, m *Member, c Cal
 	if !p.hedges.settle(w) {
 		return m, raw, resp, err // never hedged
 	}
+	// The watch holds its own copy of tried; the hedge's member is marked
+	// in the call's only when it answered or failed (a member cancelled
+	// did not fail the call: it may be asked again, as when the answer
+	// that won fails a check).
 	if err == nil {
 		hedgeRole{w: w, role: rolePrimary}.cancelOther() // m answered first
 		return m, raw, resp, nil
 	}
 	r := <-w.done
+	tried[p.index(w.hedged)] = true
 	if r.err != nil && !errors.Is(err, errHedgeLost) {
 		return m, nil, nil, err // both failed: m's failure is the call's
+	}
+	if errors.Is(err, errHedgeLost) {
+		tried[w.pi] = false
 	}
 	return r.m, r.raw, r.resp, r.err
 }

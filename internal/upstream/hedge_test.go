@@ -91,9 +91,7 @@ func hedgePool(t *testing.T, hc upstream.HedgeConfig, stall time.Duration, metho
 	sm.Name, fm.Name, fm.Priority = "staller", "fast", 1
 	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: time.Minute, Hedge: hc}, sm, fm)
 	for range 64 {
-		if _, who := hedgeSend(t, context.Background(), p, hedgeRule(t, method), true, "0x01"); who != "staller" {
-			t.Fatalf("a warm-up call was answered by %s", who)
-		}
+		hedgeSend(t, context.Background(), p, hedgeRule(t, method), true, "0x01")
 	}
 	return p, staller
 }
@@ -129,6 +127,10 @@ func hedgeTrySend(ctx context.Context, p *upstream.Pool, r *methods.Rule, idempo
 // start past its share of its deadline; with hedging off the call waits.
 func TestHedgedReads(t *testing.T) {
 	t.Parallel()
+	// slow is a hedge delay the warm-up's answers (on loopback) do not
+	// reach on a busy machine but for a rare one, whose hedge the
+	// counts below leave out.
+	const slow = 100 * time.Millisecond
 	cases := []struct {
 		name       string
 		hedge      upstream.HedgeConfig
@@ -138,16 +140,17 @@ func TestHedgedReads(t *testing.T) {
 		stall      time.Duration
 		wantHedged bool
 	}{
-		{"a held read goes to the other member", upstream.HedgeConfig{}, "eth_getBalance", true, 0, time.Minute, true},
+		{"a held read goes to the other member", upstream.HedgeConfig{MinDelay: slow}, "eth_getBalance", true, 0, time.Minute, true},
 		{"hedging off: the read waits for its member", upstream.HedgeConfig{Off: true}, "eth_getBalance", true, 0, 200 * time.Millisecond, false},
-		{"a call that may not be retried is not hedged", upstream.HedgeConfig{}, "eth_getBalance", false, 0, 200 * time.Millisecond, false},
-		{"eth_call within its execution share is hedged", upstream.HedgeConfig{}, "eth_call", true, time.Minute, time.Minute, true},
+		{"a call that may not be retried is not hedged", upstream.HedgeConfig{MinDelay: slow}, "eth_getBalance", false, 0, 200 * time.Millisecond, false},
+		{"eth_call within its execution share is hedged", upstream.HedgeConfig{MinDelay: slow}, "eth_call", true, time.Minute, time.Minute, true},
 		{"eth_call past its execution share is not hedged", upstream.HedgeConfig{MinDelay: 2 * time.Second}, "eth_call", true, 3 * time.Second, 200 * time.Millisecond, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p, staller := hedgePool(t, tc.hedge, tc.stall, tc.method)
+			sent0, won0 := p.Hedges()
 			for i := range 3 {
 				ctx := context.Background()
 				if tc.deadline > 0 {
@@ -161,6 +164,7 @@ func TestHedgedReads(t *testing.T) {
 				}
 			}
 			sent, won := p.Hedges()
+			sent, won = sent-sent0, won-won0
 			if tc.wantHedged != (won == 3) || (!tc.wantHedged && sent != 0) {
 				t.Fatalf("hedges sent %d, won %d", sent, won)
 			}
@@ -186,7 +190,8 @@ func TestHungMemberGivesItsCallsAway(t *testing.T) {
 		warm  bool // a hedge delay is known
 		out   bool // the member is then taken out of service
 	}{
-		{"hung past its hedge delay", upstream.HedgeConfig{Burst: 1, Share: 0.001}, true, false},
+		// (the delay is long enough that no warm-up call spends the one hedge)
+		{"hung past its hedge delay", upstream.HedgeConfig{Burst: 1, Share: 0.001, MinDelay: 200 * time.Millisecond}, true, false},
 		{"taken out of service", upstream.HedgeConfig{}, false, true},
 	}
 	for _, tc := range cases {

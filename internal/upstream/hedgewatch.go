@@ -69,7 +69,8 @@ func (h *hedger) start(ctx context.Context, budget time.Time, m *Member, c Call,
 		limit = now.Add(time.Duration(h.cfg.ExecutionShare * float64(dl.Sub(now))))
 	}
 	w := h.free.Get().(*watch)
-	w.h, w.ctx, w.body, w.budget, w.tried, w.floor = h, ctx, c.Body, budget, tried, floor
+	// A copy of tried: the caller's stays its own (on its stack).
+	w.h, w.ctx, w.body, w.budget, w.tried, w.floor = h, ctx, c.Body, budget, append(w.tried[:0], tried...), floor
 	w.primary, w.pi, w.lat, w.method, w.limit = m, pi, lat, c.Rule.Name, limit
 	w.at = time.Time{}
 	if q := lat.quantile(); q > 0 {
@@ -109,7 +110,7 @@ func (h *hedger) settle(w *watch) bool {
 	if fired {
 		return true
 	}
-	*w = watch{idx: -1, done: w.done}
+	*w = watch{idx: -1, done: w.done, tried: w.tried}
 	h.free.Put(w)
 	return false
 }

@@ -236,7 +236,6 @@ func (p *Pool) attempt(ctx context.Context, budget time.Time, m *Member, body []
 		}
 	}
 	if !h.claim(err == nil) {
-		h.lost(time.Since(start))
 		return nil, errHedgeLost
 	}
 	if err == nil {

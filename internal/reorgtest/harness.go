@@ -110,17 +110,18 @@ func Run(t *testing.T, c Case) Result {
 	}
 	res.Node.Add(nodeSub.Counts(canonical))
 	res.Front.Add(frontSub.Counts(canonical))
-	for i, url := range []string{members[0].HTTP(), frontHTTP} {
-		p := NewPoller(url, b.Tree)
-		p.Stale(context.Background(), start, end)
-		c := Counts{StaleBlocks: p.C.StaleBlocks, StaleReceipts: p.C.StaleReceipts, Failed: p.C.Failed, FirstError: p.C.FirstError}
-		if i == 0 {
-			res.Node.Add(c)
-		} else {
-			res.Front.Add(c)
-		}
-	}
+	res.Node.Add(staleCounts(members[0].HTTP(), b.Tree, start, end))
+	res.Front.Add(staleCounts(frontHTTP, b.Tree, start, end))
 	return res
+}
+
+// staleCounts asks url for every block and receipt from start to end by
+// number, after every member switched: what is still answered from an
+// abandoned branch.
+func staleCounts(url string, tree *Tree, start, end uint64) Counts {
+	p := NewPoller(url, tree)
+	p.Stale(context.Background(), start, end)
+	return Counts{StaleBlocks: p.C.StaleBlocks, StaleReceipts: p.C.StaleReceipts, Failed: p.C.Failed, FirstError: p.C.FirstError}
 }
 
 // within asks cond every 10 ms until it holds (true) or d passed

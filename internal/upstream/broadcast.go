@@ -44,23 +44,9 @@ type delivery struct {
 // JSON-RPC error such as "insufficient funds"), or unavailable when no
 // member answered.
 func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response, string, error) {
-	var candidates, targets []*Member
-	for _, m := range p.members {
-		if m.InService() {
-			candidates = append(candidates, m)
-		}
-	}
-	if len(candidates) == 0 {
-		candidates = p.members // out of service is not certainly dead: try them all
-	}
-	limit := p.cfg.maxPendingWrites()
-	for _, m := range candidates {
-		if m.writes.take(limit) { // broadcast_bound.go
-			targets = append(targets, m)
-		}
-	}
-	if len(targets) == 0 {
-		return nil, nil, "", fmt.Errorf("pool %s: %w (every member has %d writes pending)", p.id, ErrPoolUnavailable, limit)
+	targets, err := p.broadcastTargets()
+	if err != nil {
+		return nil, nil, "", err
 	}
 	// The caller's body is its own again once it is answered (a pooled
 	// buffer): deliveries that finish later and resends get a copy.
@@ -102,11 +88,43 @@ func (p *Pool) broadcast(ctx context.Context, c Call) ([]byte, *jsonrpc.Response
 			out <- s
 		}()
 	}
+	return p.firstTaken(ctx, out, len(targets), k, hash, haveHash)
+}
+
+// broadcastTargets are the members a signed transaction goes to: those in
+// service (every member when none is: out of service is not certainly
+// dead), each within its bound of pending writes (broadcast_bound.go).
+func (p *Pool) broadcastTargets() ([]*Member, error) {
+	var candidates, targets []*Member
+	for _, m := range p.members {
+		if m.InService() {
+			candidates = append(candidates, m)
+		}
+	}
+	if len(candidates) == 0 {
+		candidates = p.members
+	}
+	limit := p.cfg.maxPendingWrites()
+	for _, m := range candidates {
+		if m.writes.take(limit) {
+			targets = append(targets, m)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("pool %s: %w (every member has %d writes pending)", p.id, ErrPoolUnavailable, limit)
+	}
+	return targets, nil
+}
+
+// firstTaken reads n deliveries of a broadcast from out and answers with the
+// first member that took the transaction (its answer, or the hash for a
+// method that answers it), else the first refusal, else the last error.
+func (p *Pool) firstTaken(ctx context.Context, out <-chan delivery, n int, k kind, hash common.Hash, haveHash bool) ([]byte, *jsonrpc.Response, string, error) {
 	var (
 		refusal *delivery
 		lastErr error = ErrPoolUnavailable
 	)
-	for range targets {
+	for range n {
 		var s delivery
 		select {
 		case s = <-out:

@@ -16,14 +16,17 @@ import (
 // namesExempt are the places that spell a family's head or chain-id
 // method by its name because that is what they are, not a decision by
 // family: the method table's entries (each method's rule, by its name),
-// the embedded devnet (which answers those methods) and the load tool
-// (the params and static answers of each method it sends).
+// the embedded devnet (which answers those methods), the load tool
+// (the params and static answers of each method it sends) and the fault
+// proxy (test support in front of EVM nodes, telling the pool's own
+// calls from a client's).
 var namesExempt = []string{
 	"internal/methods/table.go",
 	"internal/methods/standard.go",
 	"internal/methods/starknet.go",
 	"internal/starknet/devnet/",
 	"internal/bench/",
+	"internal/faultproxy/",
 }
 
 // namesAllowed are the places outside this package that still name a

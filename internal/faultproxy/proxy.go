@@ -69,6 +69,17 @@ func (p *Proxy) Lies() map[string]int64 {
 	return out
 }
 
+// Told is how many lies were told, every way together.
+func (p *Proxy) Told() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n int64
+	for _, v := range p.lies {
+		n += v
+	}
+	return n
+}
+
 // clientCall reports whether a call is a client's rather than the pool's
 // own (head polls at a tag, the genesis block, the chain id).
 func clientCall(method string, params json.RawMessage) bool {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -32,17 +30,13 @@ const drainKey = "d7a1d7a1d7a1d7a1d7a1d7a1d7a1d7a1"
 func TestRollingDrainNoEOF(t *testing.T) {
 	haproxy := testenv.Program(t, "the rolling drain test's load balancer", "haproxy")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "nodegate")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/nodegate").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v %s", err, out)
-	}
+	bin := buildNodegate(t, dir)
 	static, err := bench.StartStatic("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer static.Close()
 	replicas := make([]*replica, 2)
-	var servers strings.Builder
 	for i := range replicas {
 		r := &replica{t: t, bin: bin, rpc: freeAddr(t)}
 		r.conf = filepath.Join(dir, fmt.Sprintf("r%d.yaml", i))
@@ -52,47 +46,13 @@ func TestRollingDrainNoEOF(t *testing.T) {
 			t.Fatal(err)
 		}
 		replicas[i] = r
-		fmt.Fprintf(&servers, "  server r%d %s check\n", i, r.rpc)
 		r.start()
-		defer func() {
-			select {
-			case <-r.done:
-			default:
-				_ = r.cmd.Process.Kill()
-				<-r.done
-			}
-		}()
+		r.killAtEnd()
 	}
-	front := freeAddr(t)
-	hcfg := filepath.Join(dir, "haproxy.cfg")
-	if err := os.WriteFile(hcfg, []byte(fmt.Sprintf(`global
-  maxconn 1024
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 60s
-  timeout server 60s
-  timeout http-keep-alive 5s
-  retries 0
-frontend rpc
-  bind %s
-  default_backend nodegate
-backend nodegate
-  balance roundrobin
-  option httpchk GET /ready
-  http-check expect status 200
-  default-server inter 200ms fall 1 rise 2
-%s`, front, servers.String())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hp := exec.Command(haproxy, "-f", hcfg, "-db")
-	var hpOut strings.Builder
-	hp.Stdout, hp.Stderr = &hpOut, &hpOut
-	if err := hp.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = hp.Process.Kill(); _ = hp.Wait() }()
-	endpoint := "http://" + front + "/v3/" + drainKey
+	// No retries: an EOF, a reset or a refused connection at a replica is
+	// a failed call for the client.
+	lb := startBalancer(t, haproxy, dir, 1024, "  retries 0", replicas)
+	endpoint := "http://" + lb.front + "/v3/" + drainKey
 	testenv.WaitFor(t, 30*time.Second, "HAProxy serves", func() bool {
 		code, _, _ := post(nil, endpoint, chainIDCall)
 		return code == 200
@@ -130,7 +90,7 @@ backend nodegate
 		for _, r := range replicas {
 			t.Logf("replica %s:\n%s", r.rpc, r.output())
 		}
-		t.Logf("haproxy:\n%s", hpOut.String())
+		t.Logf("haproxy:\n%s", lb.output())
 		t.Fatalf("rolling drain: %d calls, %d failed: %s", rolled.Calls, failed, rolled.Errors.First)
 	}
 }

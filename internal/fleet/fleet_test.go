@@ -173,10 +173,7 @@ func TestFleet(t *testing.T) {
 	rc := redistest.Require(t)
 	prefix := redistest.Prefix(t, rc)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "nodegate")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/nodegate").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v %s", err, out)
-	}
+	bin := buildNodegate(t, dir)
 	static, err := bench.StartStatic("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +181,6 @@ func TestFleet(t *testing.T) {
 	defer static.Close()
 
 	replicas := make([]*replica, 3)
-	var servers strings.Builder
 	for i := range replicas {
 		r := &replica{t: t, bin: bin, rpc: freeAddr(t), admin: freeAddr(t)}
 		r.conf = filepath.Join(dir, fmt.Sprintf("r%d.yaml", i))
@@ -204,52 +200,14 @@ shutdown: { drain_delay: 2s, timeout: 10s }
 			t.Fatal(err)
 		}
 		replicas[i] = r
-		fmt.Fprintf(&servers, "  server r%d %s check\n", i, r.rpc)
 	}
 	for _, r := range replicas {
 		r.start()
-		defer func() {
-			select {
-			case <-r.done:
-			default:
-				_ = r.cmd.Process.Kill()
-				<-r.done
-			}
-		}()
+		r.killAtEnd()
 	}
-	front := freeAddr(t)
-	hcfg := filepath.Join(dir, "haproxy.cfg")
-	if err := os.WriteFile(hcfg, []byte(fmt.Sprintf(`global
-  maxconn 4096
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 60s
-  timeout server 60s
-  timeout http-keep-alive 5s
-  option redispatch
-  retries 2
-  retry-on conn-failure empty-response
-frontend rpc
-  bind %s
-  default_backend nodegate
-backend nodegate
-  balance roundrobin
-  option httpchk GET /ready
-  http-check expect status 200
-  default-server inter 200ms fall 1 rise 2
-%s`, front, servers.String())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hp := exec.Command(haproxy, "-f", hcfg, "-db")
-	var hpOut strings.Builder
-	hp.Stdout, hp.Stderr = &hpOut, &hpOut
-	if err := hp.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = hp.Process.Kill(); _ = hp.Wait() }()
+	lb := startBalancer(t, haproxy, dir, 4096, "  option redispatch\n  retries 2\n  retry-on conn-failure empty-response", replicas)
 	loadKey := createKey(t, replicas[0].conf, "team")
-	endpoint := "http://" + front + "/v3/" + loadKey
+	endpoint := "http://" + lb.front + "/v3/" + loadKey
 	// Every replica must know the new key before the load starts: each
 	// learns it within key_refresh, and HAProxy spreads the calls over all.
 	for _, r := range replicas {
@@ -352,7 +310,7 @@ backend nodegate
 
 	// 4. One key's rate budget is the fleet's, within 5%.
 	metered := createKey(t, replicas[0].conf, "metered")
-	mURL := "http://" + front + "/v3/" + metered
+	mURL := "http://" + lb.front + "/v3/" + metered
 	for _, r := range replicas {
 		testenv.WaitFor(t, 5*time.Second, "metered key known", func() bool {
 			code, _, _ := post(http.DefaultClient, "http://"+r.rpc+"/v3/"+metered, chainIDCall)
@@ -412,6 +370,6 @@ backend nodegate
 		for _, r := range replicas {
 			t.Logf("replica %s:\n%s", r.rpc, r.output())
 		}
-		t.Logf("haproxy:\n%s", hpOut.String())
+		t.Logf("haproxy:\n%s", lb.output())
 	}
 }

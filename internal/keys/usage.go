@@ -68,6 +68,45 @@ func UsageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 const usageColumns = "day, key_id, network, method, requests, credits, errors_rate_limited, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node, errors_daily"
 
+// usageCounts are the columns a usage record (a day's, or a minute's in
+// the analytics) adds to, in the order usageCountArgs gives them.
+var usageCounts = []string{"requests", "credits", "errors_rate_limited", "errors_invalid", "errors_forbidden",
+	"errors_limit", "errors_upstream", "errors_node", "errors_daily"}
+
+// usageCountArgs are r's counts in the order of usageCounts.
+func usageCountArgs(r UsageRow) []any {
+	e := r.Errors
+	return []any{r.Requests, r.Credits, e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node, e.Daily}
+}
+
+// upsertUsage adds rows' counts in tx to table, whose records are keyed by
+// (period, key_id, network, method); at reads a row's period. Rows are
+// written in the order given (the caller sorts them: see AddUsage).
+func (s *sqlStore) upsertUsage(ctx context.Context, tx *sql.Tx, table, period string, rows []UsageRow, at func(UsageRow) string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	sums := make([]string, len(usageCounts))
+	for i, c := range usageCounts {
+		sums[i] = c + " = " + table + "." + c + " + excluded." + c
+	}
+	query := "INSERT INTO " + table + " (" + period + ", key_id, network, method, " + strings.Join(usageCounts, ", ") +
+		") VALUES (?, ?, ?, ?" + strings.Repeat(", ?", len(usageCounts)) + ")" +
+		" ON CONFLICT (" + period + ", key_id, network, method) DO UPDATE SET " + strings.Join(sums, ", ")
+	stmt, err := tx.PrepareContext(ctx, s.q(query))
+	if err != nil {
+		return fmt.Errorf("record %s: %w", table, err)
+	}
+	defer stmt.Close()
+	for _, r := range rows {
+		args := append([]any{at(r), r.KeyID, r.Network, r.Method}, usageCountArgs(r)...)
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("record %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
 // AddUsage adds counts to the usage records in one transaction: rows are
 // increments, summed into what is stored. They are written in the order of
 // their record's key (day, key, network, method), so that two replicas
@@ -80,27 +119,8 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []UsageRow) error {
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, compareUsageRecord)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage (`+usageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (day, key_id, network, method) DO UPDATE SET
-			requests = nodegate_usage.requests + excluded.requests,
-			credits = nodegate_usage.credits + excluded.credits,
-			errors_rate_limited = nodegate_usage.errors_rate_limited + excluded.errors_rate_limited,
-			errors_invalid = nodegate_usage.errors_invalid + excluded.errors_invalid,
-			errors_forbidden = nodegate_usage.errors_forbidden + excluded.errors_forbidden,
-			errors_limit = nodegate_usage.errors_limit + excluded.errors_limit,
-			errors_upstream = nodegate_usage.errors_upstream + excluded.errors_upstream,
-			errors_node = nodegate_usage.errors_node + excluded.errors_node,
-			errors_daily = nodegate_usage.errors_daily + excluded.errors_daily`))
-		if err != nil {
-			return fmt.Errorf("record usage: %w", err)
-		}
-		defer stmt.Close()
-		for _, r := range rows {
-			e := r.Errors
-			if _, err := stmt.ExecContext(ctx, r.Day, r.KeyID, r.Network, r.Method, r.Requests, r.Credits,
-				e.RateLimited, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node, e.Daily); err != nil {
-				return fmt.Errorf("record usage: %w", err)
-			}
+		if err := s.upsertUsage(ctx, tx, "nodegate_usage", "day", rows, func(r UsageRow) string { return r.Day }); err != nil {
+			return err
 		}
 		return s.addAnalytics(ctx, tx, rows)
 	})

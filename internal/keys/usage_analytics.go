@@ -41,7 +41,7 @@ func (s *sqlStore) addAnalytics(ctx context.Context, tx *sql.Tx, rows []UsageRow
 	slices.SortFunc(minutes, func(a, b UsageRow) int {
 		return cmp.Or(strings.Compare(a.Minute, b.Minute), compareUsageRecord(a, b))
 	})
-	if err := s.addMinutes(ctx, tx, minutes); err != nil {
+	if err := s.upsertUsage(ctx, tx, "nodegate_usage_minutes", "minute", minutes, func(r UsageRow) string { return r.Minute }); err != nil {
 		return err
 	}
 	var latency, codes []analyticsCell
@@ -53,37 +53,6 @@ func (s *sqlStore) addAnalytics(ctx context.Context, tx *sql.Tx, rows []UsageRow
 		return err
 	}
 	return s.addCells(ctx, tx, "nodegate_usage_codes", "code", codes)
-}
-
-func (s *sqlStore) addMinutes(ctx context.Context, tx *sql.Tx, rows []UsageRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO nodegate_usage_minutes (minute, key_id, network, method, requests, credits,
-		errors_rate_limited, errors_daily, errors_invalid, errors_forbidden, errors_limit, errors_upstream, errors_node)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (minute, key_id, network, method) DO UPDATE SET
-		requests = nodegate_usage_minutes.requests + excluded.requests,
-		credits = nodegate_usage_minutes.credits + excluded.credits,
-		errors_rate_limited = nodegate_usage_minutes.errors_rate_limited + excluded.errors_rate_limited,
-		errors_daily = nodegate_usage_minutes.errors_daily + excluded.errors_daily,
-		errors_invalid = nodegate_usage_minutes.errors_invalid + excluded.errors_invalid,
-		errors_forbidden = nodegate_usage_minutes.errors_forbidden + excluded.errors_forbidden,
-		errors_limit = nodegate_usage_minutes.errors_limit + excluded.errors_limit,
-		errors_upstream = nodegate_usage_minutes.errors_upstream + excluded.errors_upstream,
-		errors_node = nodegate_usage_minutes.errors_node + excluded.errors_node`))
-	if err != nil {
-		return fmt.Errorf("record usage minutes: %w", err)
-	}
-	defer stmt.Close()
-	for _, r := range rows {
-		e := r.Errors
-		if _, err := stmt.ExecContext(ctx, r.Minute, r.KeyID, r.Network, r.Method, r.Requests, r.Credits,
-			e.RateLimited, e.Daily, e.Invalid, e.Forbidden, e.Limit, e.Upstream, e.Node); err != nil {
-			return fmt.Errorf("record usage minutes: %w", err)
-		}
-	}
-	return nil
 }
 
 // analyticsCell is one row of nodegate_usage_latency (slot: a bucket) or

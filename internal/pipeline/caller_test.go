@@ -37,21 +37,8 @@ func TestOnlyWritesCarryTheCaller(t *testing.T) {
 	bin, _ := tx.MarshalBinary()
 	write := `["` + hexutil.Encode(bin) + `"]`
 
-	var mu sync.Mutex
-	accounts := map[string]string{} // method: the account its context named
-	n := &pipeline.Network{
-		Name: "caller", Methods: methods.NewTable(methods.FamilyEVM),
-		Upstream: upstream.Func{ID: "node", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
-			msgs, _, err := jsonrpc.Parse(body, 1)
-			if err != nil || len(msgs) != 1 {
-				return nil, err
-			}
-			mu.Lock()
-			accounts[msgs[0].Req.Method] = admission.AccountOf(ctx)
-			mu.Unlock()
-			return jsonrpc.AppendResponse(nil, msgs[0].Req.ID, &jsonrpc.Response{Result: json.RawMessage(`"0x01"`)}), nil
-		}},
-	}
+	node := &callerRecorder{result: `"0x01"`}
+	n := &pipeline.Network{Name: "caller", Methods: methods.NewTable(methods.FamilyEVM), Upstream: node.upstream("node")}
 	call := func(method, params string) *pipeline.Call {
 		c := mkCall(n, "1", method, params)
 		c.Client.Remote = "192.0.2.7:5555"
@@ -75,14 +62,9 @@ func TestOnlyWritesCarryTheCaller(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clear(accounts)
+			node.reset()
 			tc.serve()
-			want := map[string]string{"eth_getTransactionByHash": "", "eth_sendRawTransaction": caller}
-			for method, account := range want {
-				if got, ok := accounts[method]; !ok || got != account {
-					t.Errorf("%s reached its node as %q (sent: %v), want %q", method, got, ok, account)
-				}
-			}
+			node.check(t, map[string]string{"eth_getTransactionByHash": "", "eth_sendRawTransaction": caller})
 		})
 	}
 }
@@ -92,21 +74,8 @@ func TestOnlyWritesCarryTheCaller(t *testing.T) {
 // by it: devnet/devnet_hashshare.go), a read without.
 func TestStarknetWritesCarryTheCaller(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	accounts := map[string]string{}
-	n := &pipeline.Network{
-		Name: "starknet-caller", Methods: methods.NewTable(methods.FamilyStarknet),
-		Upstream: upstream.Func{ID: "devnet", Fn: func(ctx context.Context, body []byte) ([]byte, error) {
-			msgs, _, err := jsonrpc.Parse(body, 1)
-			if err != nil || len(msgs) != 1 {
-				return nil, err
-			}
-			mu.Lock()
-			accounts[msgs[0].Req.Method] = admission.AccountOf(ctx)
-			mu.Unlock()
-			return jsonrpc.AppendResponse(nil, msgs[0].Req.ID, &jsonrpc.Response{Result: json.RawMessage(`"0x1"`)}), nil
-		}},
-	}
+	devnet := &callerRecorder{result: `"0x1"`}
+	n := &pipeline.Network{Name: "starknet-caller", Methods: methods.NewTable(methods.FamilyStarknet), Upstream: devnet.upstream("devnet")}
 	p := pipeline.Build(pipeline.Options{BatchParallelism: 2})
 	for _, m := range []struct{ method, params string }{
 		{"starknet_addInvokeTransaction", `[{"type":"INVOKE"}]`},
@@ -116,9 +85,44 @@ func TestStarknetWritesCarryTheCaller(t *testing.T) {
 		c.Client.Remote = "192.0.2.8:5555"
 		p.Serve(context.Background(), c)
 	}
-	want := map[string]string{"starknet_addInvokeTransaction": "address:192.0.2.8", "starknet_chainId": ""}
+	devnet.check(t, map[string]string{"starknet_addInvokeTransaction": "address:192.0.2.8", "starknet_chainId": ""})
+}
+
+// callerRecorder is a node that answers every single call with result
+// and records, by method, the account the call's context named
+// (admission.AccountOf).
+type callerRecorder struct {
+	result string
+	mu     sync.Mutex
+	seen   map[string]string
+}
+
+func (r *callerRecorder) upstream(id string) upstream.Func {
+	return upstream.Func{ID: id, Fn: func(ctx context.Context, body []byte) ([]byte, error) {
+		msgs, _, err := jsonrpc.Parse(body, 1)
+		if err != nil || len(msgs) != 1 {
+			return nil, err
+		}
+		r.mu.Lock()
+		if r.seen == nil {
+			r.seen = map[string]string{}
+		}
+		r.seen[msgs[0].Req.Method] = admission.AccountOf(ctx)
+		r.mu.Unlock()
+		return jsonrpc.AppendResponse(nil, msgs[0].Req.ID, &jsonrpc.Response{Result: json.RawMessage(r.result)}), nil
+	}}
+}
+
+func (r *callerRecorder) reset() { r.mu.Lock(); defer r.mu.Unlock(); clear(r.seen) }
+
+// check fails t unless each method of want reached the node naming the
+// account want gives it ("": none).
+func (r *callerRecorder) check(t *testing.T, want map[string]string) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for method, account := range want {
-		if got, ok := accounts[method]; !ok || got != account {
+		if got, ok := r.seen[method]; !ok || got != account {
 			t.Errorf("%s reached its node as %q (sent: %v), want %q", method, got, ok, account)
 		}
 	}

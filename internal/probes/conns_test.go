@@ -1,10 +1,6 @@
 package probes
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -12,23 +8,6 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
-
-// keptPost sends one keep-alive POST on c: the status and whether the
-// server said it closes the connection.
-func keptPost(c net.Conn, br *bufio.Reader, path string) (status int, closing bool, err error) {
-	body := testenv.RPCBody("eth_blockNumber", "[]")
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
-		return 0, false, err
-	}
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return 0, false, err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	return resp.StatusCode, resp.Close, nil
-}
 
 // probeConnections is probe (c): one key opens many keep-alive
 // connections, each with an admitted request, and keeps every one it may;
@@ -45,22 +24,14 @@ func probeConnections(t *testing.T, f *figures) {
 		c.Limits.Connections = config.Connections{MaxPerListener: perListener, KeylessIdleTimeout: 300 * time.Millisecond}
 	})
 	holder := "/v3/" + newKey(t, s, "holder", "holder")
-	dial := func() (net.Conn, *bufio.Reader, error) {
-		c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
-		if err != nil {
-			return nil, nil, err
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		return c, bufio.NewReader(c), nil
-	}
 	kept, closedByServer, refusedHolder := 0, 0, 0
 	for range holderTries {
-		c, br, err := dial()
+		c, err := testenv.DialKept(t, s.Addr())
 		if err != nil {
 			refusedHolder++
 			continue
 		}
-		status, closing, err := keptPost(c, br, holder)
+		status, closing, err := c.Post(holder)
 		switch {
 		case err != nil || status != http.StatusOK:
 			refusedHolder++
@@ -75,12 +46,12 @@ func probeConnections(t *testing.T, f *figures) {
 	otherTries := pick(20, 100)
 	served, refused := 0, 0
 	for range otherTries {
-		c, br, err := dial()
+		c, err := testenv.DialKept(t, s.Addr())
 		if err != nil {
 			refused++
 			continue
 		}
-		if status, _, err := keptPost(c, br, "/v3/"+s.GeneratedKey); err == nil && status == http.StatusOK {
+		if status, _, err := c.Post("/v3/" + s.GeneratedKey); err == nil && status == http.StatusOK {
 			served++
 		} else {
 			refused++

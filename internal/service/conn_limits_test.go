@@ -1,10 +1,7 @@
 package service_test
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -14,21 +11,6 @@ import (
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
-
-// rawPost sends one keep-alive POST on c and reads the answer's status.
-func rawPost(c net.Conn, br *bufio.Reader, path, body string) (int, error) {
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
-		return 0, err
-	}
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, nil
-}
 
 // closedByServer reports whether the server has closed c (a read ends).
 func closedByServer(c net.Conn, within time.Duration) bool {
@@ -53,12 +35,11 @@ func TestIdleWrongKeyConnections(t *testing.T) {
 	var held []net.Conn
 	refused := 0
 	for range tries {
-		c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+		c, err := testenv.DialKept(t, s.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
-		status, err := rawPost(c, bufio.NewReader(c), "/v3/0123456789abcdef0123456789abcdef", testenv.RPCBody("eth_blockNumber", "[]"))
+		status, _, err := c.Post("/v3/0123456789abcdef0123456789abcdef")
 		switch {
 		case err != nil:
 			refused++ // closed at accept
@@ -83,14 +64,12 @@ func TestIdleWrongKeyConnections(t *testing.T) {
 		}
 	}
 	// A valid key: served, and its connection outlives the keyless timeout.
-	c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+	c, err := testenv.DialKept(t, s.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	br := bufio.NewReader(c)
 	for i := range 2 {
-		status, err := rawPost(c, br, "/v3/"+s.GeneratedKey, testenv.RPCBody("eth_blockNumber", "[]"))
+		status, _, err := c.Post("/v3/" + s.GeneratedKey)
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("valid key, request %d: %d %v", i, status, err)
 		}
@@ -115,30 +94,26 @@ func TestKeyedConnectionsLeaveTheAddressBound(t *testing.T) {
 		c.Limits.Connections = config.Connections{MaxPerIP: perIP}
 	})
 	good := "/v3/" + s.GeneratedKey
-	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+	dial := func() *testenv.KeptConn {
+		c, err := testenv.DialKept(t, s.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
-		return c, bufio.NewReader(c)
+		return c
 	}
 	for i := range 3 * perIP {
-		c, br := dial()
-		if status, err := rawPost(c, br, good, testenv.RPCBody("eth_blockNumber", "[]")); err != nil || status != http.StatusOK {
+		if status, _, err := dial().Post(good); err != nil || status != http.StatusOK {
 			t.Fatalf("keyed connection %d: %d %v (closed at accept: the address bound counted it)", i, status, err)
 		}
 	}
 	// Keyless connections beside them: max_per_ip are taken, the next is
 	// closed at accept.
 	for i := range perIP {
-		c, br := dial()
-		if status, err := rawPost(c, br, "/v3/0123456789abcdef0123456789abcdef", testenv.RPCBody("eth_blockNumber", "[]")); err != nil || status != http.StatusUnauthorized {
+		if status, _, err := dial().Post("/v3/0123456789abcdef0123456789abcdef"); err != nil || status != http.StatusUnauthorized {
 			t.Fatalf("keyless connection %d: %d %v", i, status, err)
 		}
 	}
-	c, br := dial()
-	if _, err := rawPost(c, br, "/v3/0123456789abcdef0123456789abcdef", testenv.RPCBody("eth_blockNumber", "[]")); err == nil {
+	if _, _, err := dial().Post("/v3/0123456789abcdef0123456789abcdef"); err == nil {
 		t.Fatal("a keyless connection over max_per_ip was served")
 	}
 }

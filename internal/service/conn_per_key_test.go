@@ -1,11 +1,8 @@
 package service_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,23 +12,6 @@ import (
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/internal/testenv"
 )
-
-// keptPost sends one keep-alive POST on c and reads the answer: its
-// status and whether the server said it closes the connection.
-func keptPost(c net.Conn, br *bufio.Reader, path string) (status int, closing bool, err error) {
-	body := testenv.RPCBody("eth_blockNumber", "[]")
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
-		return 0, false, err
-	}
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return 0, false, err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, resp.Close, nil
-}
 
 // TestOneKeyCannotHoldEveryConnection: a key whose plan allows
 // max_connections 3 opens 30 keep-alive connections on a listener that
@@ -54,18 +34,17 @@ func TestOneKeyCannotHoldEveryConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+	dial := func() *testenv.KeptConn {
+		c, err := testenv.DialKept(t, s.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
-		return c, bufio.NewReader(c)
+		return c
 	}
 	kept := 0
 	for i := range tries {
-		c, br := dial()
-		status, closing, err := keptPost(c, br, "/v3/"+a.Key)
+		c := dial()
+		status, closing, err := c.Post("/v3/" + a.Key)
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("holder's connection %d: %d %v (closed at accept: the key's connections hold the listener)", i, status, err)
 		}
@@ -84,8 +63,8 @@ func TestOneKeyCannotHoldEveryConnection(t *testing.T) {
 	}
 	// Another key's new connection is accepted and served, and kept.
 	testenv.WaitFor(t, 10*time.Second, "the other key served on a new connection", func() bool {
-		c, br := dial()
-		status, closing, err := keptPost(c, br, "/v3/"+s.GeneratedKey)
+		c := dial()
+		status, closing, err := c.Post("/v3/" + s.GeneratedKey)
 		return err == nil && status == http.StatusOK && !closing
 	})
 
@@ -95,8 +74,8 @@ func TestOneKeyCannotHoldEveryConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, br := dial()
-	if status, _, err := keptPost(c, br, "/v3/"+broke.Key); err != nil || status != http.StatusTooManyRequests {
+	c := dial()
+	if status, _, err := c.Post("/v3/" + broke.Key); err != nil || status != http.StatusTooManyRequests {
 		t.Fatalf("a key without credits answered %d %v, want 429", status, err)
 	}
 	if !closedByServer(c, 20*time.Second) {
@@ -107,8 +86,8 @@ func TestOneKeyCannotHoldEveryConnection(t *testing.T) {
 	// counted by the bound that refused them.
 	var refused bool
 	for range perListener + 1 {
-		c, br := dial()
-		if _, _, err := keptPost(c, br, "/v3/0123456789abcdef0123456789abcdef"); err != nil {
+		c := dial()
+		if _, _, err := c.Post("/v3/0123456789abcdef0123456789abcdef"); err != nil {
 			refused = true
 			break
 		}

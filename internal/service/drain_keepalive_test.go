@@ -1,11 +1,11 @@
 package service_test
 
 import (
-	"bufio"
-	"net"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // TestDrainAnswersIdleKeepAlives: a keep-alive connection idle when the
@@ -15,18 +15,16 @@ import (
 // at that moment read EOF.)
 func TestDrainAnswersIdleKeepAlives(t *testing.T) {
 	s := start(t, nil)
-	c, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
+	c, err := testenv.DialKept(t, s.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	br := bufio.NewReader(c)
 	path := "/v3/" + s.GeneratedKey
-	if status, closing, err := keptPost(c, br, path); err != nil || status != http.StatusOK || closing {
+	if status, closing, err := c.Post(path); err != nil || status != http.StatusOK || closing {
 		t.Fatalf("before the drain: %d close=%v %v", status, closing, err)
 	}
 	s.Drain()
-	status, closing, err := keptPost(c, br, path)
+	status, closing, err := c.Post(path)
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("the idle keep-alive connection's next request during the drain: %d %v", status, err)
 	}

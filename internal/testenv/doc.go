@@ -18,7 +18,8 @@
 // hold a package to its doc.go's rule on what it may depend on. LogBuffer
 // (logbuffer.go) is a log destination a server's goroutines write to while
 // the test reads it. NextMessage (ws.go) reads a WebSocket's next message
-// on its own goroutine.
+// on its own goroutine. DialKept (keptconn.go) opens a keep-alive
+// connection a test writes its requests on by hand.
 //
 // It is for tests only; nothing in the binary imports it.
 package testenv

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,10 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -30,19 +25,7 @@ import (
 // broadcast is a miss like a member out of service (resend.go keeps the
 // record until every delivery ended).
 func TestPoolResendsAWriteAMemberHungOn(t *testing.T) {
-	signer, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	to := common.HexToAddress("0xaa")
-	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
-		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, _ := tx.MarshalBinary()
-	raw := hexutil.Encode(bin)
-
+	_, raw := signedTx(t)
 	a, bn := newChainNode(t, 10), newChainNode(t, 10)
 	var hang atomic.Bool
 	hang.Store(true)
@@ -74,18 +57,7 @@ func TestPoolResendsAWriteAMemberHungOn(t *testing.T) {
 // of service during the broadcast is later sent the transaction itself,
 // not whatever the buffer holds by then.
 func TestPoolResendsTheBytesItWasGiven(t *testing.T) {
-	signer, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	to := common.HexToAddress("0xaa")
-	tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
-		&types.DynamicFeeTx{ChainID: big.NewInt(5), GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, _ := tx.MarshalBinary()
-	raw := hexutil.Encode(bin)
+	_, raw := signedTx(t)
 	a := newChainNode(t, 10)
 	b := newHangable(t, newChainNode(t, 10))
 	p := startPool(t, upstream.PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 20 * time.Millisecond},

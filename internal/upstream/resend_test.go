@@ -1,17 +1,12 @@
 package upstream_test
 
 import (
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
 )
@@ -41,21 +36,7 @@ func newHangable(t *testing.T, n *chainNode) *hangable {
 // out of service reach it, in order, once it is back; "already known"
 // counts as taken (nothing is sent again after it).
 func TestPoolResendsMissedWrites(t *testing.T) {
-	signer, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	to := common.HexToAddress("0xaa")
-	var raws []string
-	for nonce := range uint64(3) {
-		tx, err := types.SignNewTx(signer, types.LatestSignerForChainID(big.NewInt(5)),
-			&types.DynamicFeeTx{ChainID: big.NewInt(5), Nonce: nonce, GasFeeCap: big.NewInt(1e9), Gas: 21000, To: &to})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bin, _ := tx.MarshalBinary()
-		raws = append(raws, hexutil.Encode(bin))
-	}
+	raws := signedTxs(t, 3)
 	a := newChainNode(t, 10)
 	b := newHangable(t, newChainNode(t, 10))
 	p := startPool(t, upstream.PoolConfig{HeadInterval: 20 * time.Millisecond, ProbeInterval: 20 * time.Millisecond},

@@ -5,10 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/nodegate/nodegate/internal/evmnode"
 	"github.com/nodegate/nodegate/internal/evmnode/evmnodetest"
+	"github.com/nodegate/nodegate/internal/faultproxy"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -27,123 +25,10 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// liar is a proxy in front of a real node that corrupts every every-th
-// answer to a call naming a block or transaction (never a head poll's),
-// each time in the next of its ways.
-type liar struct {
-	node  *evmnode.Node
-	every int64
-	n     atomic.Int64
-	lies  atomic.Int64
-	mu    sync.Mutex
-	last  map[string]json.RawMessage // the last honest result of each method (a different answer than asked)
-}
-
-// corruptions are the liar's ways, by the method they apply to.
-var corruptions = map[string][]string{
-	"eth_getBlockByNumber":      {"hash", "parentHash", "transactionsRoot", "txValue", "another"},
-	"eth_getBlockByHash":        {"hash", "parentHash", "transactionsRoot", "txValue", "another"},
-	"eth_getTransactionByHash":  {"value", "nonce", "from", "another"},
-	"eth_getTransactionReceipt": {"logBlockHash", "another"},
-	"eth_getLogs":               {"logBlockHash"},
-}
-
-func (l *liar) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	out, err := l.node.Do(r.Context(), body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	var req struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(body, &req) == nil && !bytes.Contains(req.Params, []byte(`"latest"`)) && !bytes.Contains(req.Params, []byte(`"finalized"`)) {
-		out = l.maybeLie(req.Method, out)
-	}
-	_, _ = w.Write(out)
-}
-
-func (l *liar) maybeLie(method string, out []byte) []byte {
-	ways := corruptions[method]
-	id, resp, err := jsonrpc.DecodeResponse(out)
-	if len(ways) == 0 || err != nil || resp.Err != nil || string(resp.Result) == "null" || string(resp.Result) == "[]" {
-		return out
-	}
-	l.mu.Lock()
-	prev := l.last[method]
-	l.last[method] = resp.Result
-	l.mu.Unlock()
-	k := l.n.Add(1)
-	if k%l.every != 0 {
-		return out
-	}
-	way := ways[(k/l.every)%int64(len(ways))]
-	bad := corrupt(resp.Result, way, prev)
-	if bad == nil {
-		return out
-	}
-	l.lies.Add(1)
-	return jsonrpc.AppendResponse(nil, id, &jsonrpc.Response{Result: bad})
-}
-
-const otherWord = `"0x00000000000000000000000000000000000000000000000000000000000000aa"`
-
-// corrupt is result corrupted in one way (nil: this answer has nothing
-// to corrupt that way).
-func corrupt(result json.RawMessage, way string, prev json.RawMessage) json.RawMessage {
-	if way == "another" {
-		if prev == nil || bytes.Equal(prev, result) {
-			return nil
-		}
-		return prev
-	}
-	var v any
-	if json.Unmarshal(result, &v) != nil {
-		return nil
-	}
-	set := func(m any, key, value string) bool {
-		obj, ok := m.(map[string]any)
-		if !ok {
-			return false
-		}
-		obj[key] = json.RawMessage(value)
-		return true
-	}
-	first := func(m any, key string) any {
-		obj, _ := m.(map[string]any)
-		list, _ := obj[key].([]any)
-		if len(list) == 0 {
-			return nil
-		}
-		return list[0]
-	}
-	ok := false
-	switch way {
-	case "hash", "parentHash", "transactionsRoot":
-		ok = set(v, way, otherWord)
-	case "txValue":
-		ok = set(first(v, "transactions"), "value", `"0x1234"`)
-	case "value":
-		ok = set(v, "value", `"0x1234"`)
-	case "nonce":
-		ok = set(v, "nonce", `"0x77"`)
-	case "from":
-		ok = set(v, "from", `"0x000000000000000000000000000000000000beef"`)
-	case "logBlockHash":
-		if list, isList := v.([]any); isList && len(list) > 0 {
-			ok = set(list[0], "blockHash", otherWord)
-		} else {
-			ok = set(first(v, "logs"), "blockHash", otherWord)
-		}
-	}
-	if !ok {
-		return nil
-	}
-	out, _ := json.Marshal(v)
-	return out
-}
+// liarWays are the ways TestLiarIsCaught's liar tells lies: every one a
+// check sees (a receipt's status and a log's data are not checked).
+var liarWays = []string{faultproxy.WayHash, faultproxy.WayParentHash, faultproxy.WayTransactionsRoot, faultproxy.WayTxField,
+	faultproxy.WayTxNonce, faultproxy.WayTxSender, faultproxy.WayLogBlockHash, faultproxy.WayAnother}
 
 // mined sends txs to n and waits for each to be mined, returning their
 // receipts' blocks.
@@ -169,7 +54,7 @@ func mined(t *testing.T, n *evmnode.Node, txs []*types.Transaction) {
 // asked). No lie reaches the caller: each is caught, its member
 // quarantined at once and the call answered by the honest member.
 func TestLiarIsCaught(t *testing.T) {
-	node := evmnodetest.Start(t, evmnode.Config{})
+	node := evmnodetest.StartHTTP(t)
 	acc := node.Accounts()[0]
 	chainID := new(big.Int).SetUint64(node.ChainID())
 	signer := types.LatestSignerForChainID(chainID)
@@ -186,9 +71,7 @@ func TestLiarIsCaught(t *testing.T) {
 	}
 	mined(t, node, txs)
 
-	l := &liar{node: node, every: 5, last: map[string]json.RawMessage{}}
-	srv := httptest.NewServer(l)
-	t.Cleanup(srv.Close)
+	l := faultproxy.Start(t, node.HTTPEndpoint(), faultproxy.Config{LieEvery: 5, Ways: liarWays})
 	// The honest member serves only when the liar cannot (a lower tier):
 	// every call the liar can take, it takes.
 	honest := upstream.MemberConfig{Upstream: upstream.Func{ID: "honest", Fn: node.Do}, Priority: 1}
@@ -205,7 +88,7 @@ func TestLiarIsCaught(t *testing.T) {
 		// losing answer is cancelled unjudged, so a lie it carried would be
 		// told and never caught (41 told, 40 caught on a loaded CI run).
 		Hedge: upstream.HedgeConfig{Off: true},
-	}, httpMember(t, srv.URL), honest)
+	}, httpMember(t, l.URL), honest)
 	var checksMu sync.Mutex
 	checks := map[string]int{}
 	p.OnVerifyFailed = func(member, check string) {
@@ -258,37 +141,43 @@ func TestLiarIsCaught(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d calls, %d lies told, %d caught (by check: %v), %d corrupted answers delivered", delivered, l.lies.Load(), failures.Load(), checks, wrong)
+	t.Logf("%d calls, %d lies told, %d caught (by check: %v), %d corrupted answers delivered", delivered, l.Told(), failures.Load(), checks, wrong)
 	for _, check := range []string{verify.CheckIdentity, verify.CheckBlockHash, verify.CheckTxHash, verify.CheckTxSender} {
 		if checks[check] == 0 {
 			t.Errorf("no lie was caught by check %s: the liar's ways did not reach it", check)
 		}
 	}
-	if l.lies.Load() < rounds {
-		t.Fatalf("the liar told %d lies: the test did not test", l.lies.Load())
+	if l.Told() < rounds {
+		t.Fatalf("the liar told %d lies: the test did not test", l.Told())
 	}
-	if failures.Load() != l.lies.Load() {
-		t.Fatalf("%d lies, %d caught", l.lies.Load(), failures.Load())
+	if failures.Load() != l.Told() {
+		t.Fatalf("%d lies, %d caught", l.Told(), failures.Load())
 	}
-	if st := p.Status()[0]; st.VerifyFailures != uint64(l.lies.Load()) {
-		t.Fatalf("status counts %d failed answers, want %d", st.VerifyFailures, l.lies.Load())
+	if st := p.Status()[0]; st.VerifyFailures != uint64(l.Told()) {
+		t.Fatalf("status counts %d failed answers, want %d", st.VerifyFailures, l.Told())
 	}
 }
 
 // TestNoMemberPasses: when every member lies, the call is answered
 // -32603 "upstream answer failed verification", never with a lie.
+//
+// The block asked for is block 1 (one transfer mined): the fault proxy
+// tells no lie about the genesis block, the pool's own call.
 func TestNoMemberPasses(t *testing.T) {
-	node := evmnodetest.Start(t, evmnode.Config{})
-	l := &liar{node: node, every: 1, last: map[string]json.RawMessage{}}
-	srv := httptest.NewServer(l)
-	t.Cleanup(srv.Close)
+	node := evmnodetest.StartHTTP(t)
+	acc := node.Accounts()[0]
+	chainID := new(big.Int).SetUint64(node.ChainID())
+	to := common.HexToAddress("0x000000000000000000000000000000000000dEaD")
+	mined(t, node, []*types.Transaction{types.MustSignNewTx(acc.Key, types.LatestSignerForChainID(chainID),
+		&types.DynamicFeeTx{ChainID: chainID, GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(1e10), Gas: 21000, To: &to, Value: big.NewInt(1)})})
+	l := faultproxy.Start(t, node.HTTPEndpoint(), faultproxy.Config{LieEvery: 1})
 	p := startPool(t, upstream.PoolConfig{
 		Verify: func(c upstream.Call, result json.RawMessage) error {
 			return verify.Answer(verify.Defaults(), c.Rule, c.Params, result)
 		},
 		Quarantine: time.Hour, HeadMethod: "eth_blockNumber",
-	}, httpMember(t, srv.URL))
-	got := send(t, p, "eth_getBlockByNumber", `["0x0",false]`, true)
+	}, httpMember(t, l.URL))
+	got := send(t, p, "eth_getBlockByNumber", `["0x1",false]`, true)
 	if got.Err == nil || got.Err.Code != jsonrpc.CodeInternal || !strings.Contains(got.Err.Message, "failed verification") {
 		t.Fatalf("got %s %+v, want -32603 failed verification", got.Result, got.Err)
 	}
@@ -296,7 +185,7 @@ func TestNoMemberPasses(t *testing.T) {
 		t.Fatalf("the liar is not quarantined: %+v", st)
 	}
 	rule, _ := methods.NewTable(methods.FamilyEVM).Lookup("eth_getBlockByNumber")
-	params := json.RawMessage(`["0x0",false]`)
+	params := json.RawMessage(`["0x1",false]`)
 	if resp, member, err := p.Send(context.Background(), upstream.Call{Body: jsonrpc.AppendRequest(nil, 1, "eth_getBlockByNumber", params),
 		Rule: rule, Params: params, Idempotent: true}); err == nil {
 		t.Fatalf("a quarantined member (%s) answered: %s %+v", member, resp.Result, resp.Err)

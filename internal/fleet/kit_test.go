@@ -1,0 +1,92 @@
+package fleet
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// buildNodegate builds the nodegate binary into dir.
+func buildNodegate(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "nodegate")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/nodegate").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v %s", err, out)
+	}
+	return bin
+}
+
+// killAtEnd kills r when the test ends, if it is still running.
+func (r *replica) killAtEnd() {
+	r.t.Cleanup(func() {
+		select {
+		case <-r.done:
+		default:
+			_ = r.cmd.Process.Kill()
+			<-r.done
+		}
+	})
+}
+
+// balancer is HAProxy in front of the replicas.
+type balancer struct {
+	// front is the address clients call.
+	front string
+	mu    sync.Mutex
+	out   strings.Builder
+}
+
+func (b *balancer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.out.Write(p)
+}
+
+// output is what HAProxy printed so far.
+func (b *balancer) output() string { b.mu.Lock(); defer b.mu.Unlock(); return b.out.String() }
+
+// startBalancer runs HAProxy (the program at haproxy, its config in dir)
+// on a free address in front of replicas until the test ends: round
+// robin, a replica in service while its GET /ready answers 200 (checked
+// every 200 ms, out at the first failure, back after two passes), at most
+// maxconn connections, retrying as retry's lines say.
+func startBalancer(t *testing.T, haproxy, dir string, maxconn int, retry string, replicas []*replica) *balancer {
+	t.Helper()
+	b := &balancer{front: freeAddr(t)}
+	var servers strings.Builder
+	for i, r := range replicas {
+		fmt.Fprintf(&servers, "  server r%d %s check\n", i, r.rpc)
+	}
+	hcfg := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(hcfg, []byte(fmt.Sprintf(`global
+  maxconn %d
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  timeout http-keep-alive 5s
+%s
+frontend rpc
+  bind %s
+  default_backend nodegate
+backend nodegate
+  balance roundrobin
+  option httpchk GET /ready
+  http-check expect status 200
+  default-server inter 200ms fall 1 rise 2
+%s`, maxconn, retry, b.front, servers.String())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hp := exec.Command(haproxy, "-f", hcfg, "-db")
+	hp.Stdout, hp.Stderr = b, b
+	if err := hp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hp.Process.Kill(); _ = hp.Wait() })
+	return b
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"sort"
 	"time"
 
@@ -50,8 +51,15 @@ type Options struct {
 	// Mailer sends invitations and resets; nil means no mail server.
 	Mailer Mailer
 	// WebhookClient posts alert webhooks; nil means one that connects only
-	// to public addresses and follows no redirect (tests give their own).
+	// to public addresses (and WebhookPrivateTargets) and follows no
+	// redirect.
 	WebhookClient *http.Client
+	// WebhookPrivateTargets are the non-public networks webhooks may
+	// still be posted to (config accounts.webhook_private_targets).
+	WebhookPrivateTargets []netip.Prefix
+	// WebhookCAFile names a PEM file of certificates trusted, besides the
+	// system's, for the receivers' HTTPS (accounts.webhook_ca_file).
+	WebhookCAFile string
 }
 
 // Service is the accounts of one key store. Its state is all in the store:
@@ -76,7 +84,11 @@ func New(km *keys.Manager, opts Options) (*Service, error) {
 		opts.ResetTTL = DefaultResetLinkTTL
 	}
 	if opts.WebhookClient == nil {
-		opts.WebhookClient = publicWebhookClient()
+		c, err := webhookClient(opts.WebhookPrivateTargets, opts.WebhookCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("accounts: %w", err)
+		}
+		opts.WebhookClient = c
 	}
 	return &Service{db: db, keys: km, opts: opts, jobs: make(chan struct{}, maxMailJobs)}, nil
 }

@@ -1,6 +1,9 @@
 package accounts
 
 import (
+	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,26 +52,55 @@ func FuzzCheckWebhookURL(f *testing.F) {
 	})
 }
 
-// TestPublicOnly: the default webhook client dials public addresses only.
-func TestPublicOnly(t *testing.T) {
+// TestWebhookDialGuard: by default the webhook client dials public
+// addresses only; accounts.webhook_private_targets opens exactly the
+// networks it lists.
+func TestWebhookDialGuard(t *testing.T) {
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
 	for _, tc := range []struct {
-		addr string
-		ok   bool
+		name, addr string
+		private    []netip.Prefix
+		ok         bool
 	}{
-		{"93.184.216.34:443", true},
-		{"[2606:2800:220:1:248:1893:25c8:1946]:443", true},
-		{"127.0.0.1:443", false},
-		{"[::1]:443", false},
-		{"10.1.2.3:443", false},
-		{"192.168.0.1:443", false},
-		{"169.254.169.254:80", false},
-		{"[fe80::1]:443", false},
-		{"0.0.0.0:443", false},
-		{"[::ffff:127.0.0.1]:443", false},
+		{"public v4", "93.184.216.34:443", nil, true},
+		{"public v6", "[2606:2800:220:1:248:1893:25c8:1946]:443", nil, true},
+		{"loopback", "127.0.0.1:443", nil, false},
+		{"loopback v6", "[::1]:443", nil, false},
+		{"private 10/8", "10.1.2.3:443", nil, false},
+		{"private 192.168/16", "192.168.0.1:443", nil, false},
+		{"cloud metadata", "169.254.169.254:80", nil, false},
+		{"link-local v6", "[fe80::1]:443", nil, false},
+		{"unspecified", "0.0.0.0:443", nil, false},
+		{"v4-mapped loopback", "[::ffff:127.0.0.1]:443", nil, false},
+		{"multicast", "224.0.0.1:443", nil, false},
+		{"allowed loopback", "127.0.0.1:443", loopback, true},
+		{"allowed second loopback", "127.0.0.2:443", loopback, true},
+		{"allowed v4-mapped loopback", "[::ffff:127.0.0.1]:443", loopback, true},
+		{"allowed ula", "[fd12::1]:443", loopback, true},
+		{"private outside the list", "10.1.2.3:443", loopback, false},
+		{"v6 loopback outside the list", "[::1]:443", loopback, false},
+		{"metadata outside the list", "169.254.169.254:80", loopback, false},
+		{"public with a list", "93.184.216.34:443", loopback, true},
 	} {
-		t.Run(tc.addr, func(t *testing.T) {
-			if err := publicOnly("tcp", tc.addr, nil); (err == nil) != tc.ok {
-				t.Fatalf("publicOnly(%s) = %v, want ok=%v", tc.addr, err, tc.ok)
+		t.Run(tc.name, func(t *testing.T) {
+			if err := (dialGuard{private: tc.private}).control("tcp", tc.addr, nil); (err == nil) != tc.ok {
+				t.Fatalf("control(%s) = %v, want ok=%v", tc.addr, err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestWebhookCAFile: a CA file without a certificate, or missing, stops
+// the accounts from starting, naming the setting.
+func TestWebhookCAFile(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.pem")
+	if err := os.WriteFile(empty, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, file := range map[string]string{"no certificate": empty, "missing": filepath.Join(t.TempDir(), "none.pem")} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := webhookClient(nil, file); err == nil || !strings.Contains(err.Error(), "accounts.webhook_ca_file") {
+				t.Fatalf("webhookClient with %s: %v", file, err)
 			}
 		})
 	}

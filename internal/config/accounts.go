@@ -1,10 +1,13 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/nodegate/nodegate/internal/ident"
 )
 
 // Accounts configures customer accounts and the customer dashboard
@@ -43,6 +46,13 @@ type Accounts struct {
 	// SMTP mails invitations and password resets; without it nothing is
 	// mailed (invitation links are shown to the operator instead).
 	SMTP SMTP `yaml:"smtp"`
+	// WebhookPrivateTargets are the addresses and CIDRs alert webhooks may
+	// be posted to although they are not public (loopback, private,
+	// link-local); empty (the default): public addresses only.
+	WebhookPrivateTargets []string `yaml:"webhook_private_targets"`
+	// WebhookCAFile is a PEM file of certificates trusted, besides the
+	// system's, for the webhook receivers' HTTPS (an internal CA).
+	WebhookCAFile string `yaml:"webhook_ca_file"`
 }
 
 // SMTP is a mail server.
@@ -162,5 +172,23 @@ func (c *Config) validateAccounts(bad func(path, format string, a ...any)) {
 	}
 	if strings.ContainsAny(a.SMTP.From, "\r\n") {
 		bad("accounts.smtp.from", "no line breaks")
+	}
+	c.validateWebhookTargets(bad)
+}
+
+// maxWebhookPrivateTargets bounds accounts.webhook_private_targets.
+const maxWebhookPrivateTargets = 100
+
+// validateWebhookTargets checks accounts.webhook_private_targets (the CA
+// file is read, and checked, when the accounts start).
+func (c *Config) validateWebhookTargets(bad func(path, format string, a ...any)) {
+	ts := c.Accounts.WebhookPrivateTargets
+	if len(ts) > maxWebhookPrivateTargets {
+		bad("accounts.webhook_private_targets", "at most %d entries, got %d", maxWebhookPrivateTargets, len(ts))
+	}
+	for i, t := range ts {
+		if _, err := ident.ParsePrefix(t); err != nil {
+			bad(fmt.Sprintf("accounts.webhook_private_targets[%d]", i), "%q: %v", t, err)
+		}
 	}
 }

@@ -19,6 +19,10 @@ func TestValidateAccounts(t *testing.T) {
 		{"short session", func(c *Config) { c.Accounts.SessionIdle = 10e9 }, "accounts.session_idle: want at least 1m"},
 		{"smtp without from", func(c *Config) { c.Accounts.SMTP.Addr = "127.0.0.1:25" }, "accounts.smtp.from: required"},
 		{"public url with a path", func(c *Config) { c.Accounts.PublicURL = "https://x.example/app" }, "accounts.public_url"},
+		{"webhook targets v4 and v6", func(c *Config) { c.Accounts.WebhookPrivateTargets = []string{"127.0.0.1", "10.0.0.0/8", "fd00::/8"} }, ""},
+		{"webhook target by name", func(c *Config) { c.Accounts.WebhookPrivateTargets = []string{"127.0.0.0/8", "hooks.internal"} }, `accounts.webhook_private_targets[1]: "hooks.internal": not an IP address or CIDR`},
+		{"webhook target bad CIDR", func(c *Config) { c.Accounts.WebhookPrivateTargets = []string{"10.0.0.0/33"} }, "accounts.webhook_private_targets[0]"},
+		{"too many webhook targets", func(c *Config) { c.Accounts.WebhookPrivateTargets = make([]string, 101) }, "accounts.webhook_private_targets: at most 100 entries, got 101"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Defaults()

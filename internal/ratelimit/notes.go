@@ -230,13 +230,13 @@ func (n *Notes) Flush(ctx context.Context) {
 	}
 	n.mu.Unlock()
 	now := n.now()
-	day, usageDay := dayOf(now), keys.UsageDay(now)
+	day, at := dayOf(now), StampOf(now)
 	work := make(chan *noteAccount)
 	var wg sync.WaitGroup
 	for range min(notesFlushWorkers, len(accounts)) {
 		wg.Go(func() {
 			for a := range work {
-				n.flushAccount(ctx, a, day, usageDay)
+				n.flushAccount(ctx, a, day, at)
 			}
 		})
 	}
@@ -256,8 +256,11 @@ func (n *Notes) Flush(ctx context.Context) {
 }
 
 // flushAccount spends and records what a wrote since the last flush, and
-// takes the limiter's answer as the day's spend.
-func (n *Notes) flushAccount(ctx context.Context, a *noteAccount, day int, usageDay string) {
+// takes the limiter's answer as the day's spend. The notifications are
+// counted in the day and the minute of the flush (at most a flush
+// interval after they were written), so that the analytics' per-minute
+// and per-hour views show them as well as the day's.
+func (n *Notes) flushAccount(ctx context.Context, a *noteAccount, day int, at Stamp) {
 	if a.day != day { // a new UTC day: yesterday's spend is not today's
 		a.committed.Add(-a.spent)
 		a.day, a.spent = day, 0
@@ -270,7 +273,7 @@ func (n *Notes) flushAccount(ctx context.Context, a *noteAccount, day int, usage
 	spent := a.spent + credits // committed already holds them
 	a.spent = spent
 	if n.usage != nil {
-		n.usage.AddN(usageDay, a.id.key, a.id.network, NotificationMethod, written, credits, keys.UsageErrors{})
+		n.usage.AddAt(at, a.id.key, a.id.network, NotificationMethod, written, credits, keys.UsageErrors{})
 	}
 	daily := a.daily.Load()
 	if daily <= 0 || n.lim == nil {

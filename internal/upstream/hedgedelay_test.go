@@ -25,6 +25,7 @@ func TestHedgeDelay(t *testing.T) {
 		want   time.Duration // the true latency the delay is the bucket of (0: none)
 	}{
 		{"its own member is the fastest", []known{{0, "eth_getBalance", 2 * ms}, {1, "eth_getBalance", 40 * ms}}, -1, "eth_getBalance", 2 * ms},
+		{"members alike keep their own", []known{{0, "eth_getBalance", 3 * ms}, {1, "eth_getBalance", 2 * ms}}, -1, "eth_getBalance", 3 * ms},
 		{"a member that stalls is hedged at the other's quantile", []known{{0, "eth_getBalance", 500 * ms}, {1, "eth_getBalance", 2 * ms}}, -1, "eth_getBalance", 2 * ms},
 		{"its own member knows nothing of the method", []known{{1, "eth_getBalance", 3 * ms}}, -1, "eth_getBalance", 3 * ms},
 		{"a member out of service does not count", []known{{0, "eth_getBalance", 40 * ms}, {1, "eth_getBalance", 2 * ms}}, 1, "eth_getBalance", 40 * ms},

@@ -24,7 +24,9 @@ func TestReceiptsRoot(t *testing.T) {
 	logs := c.call(t, "eth_getLogs", fmt.Sprintf(`[{"blockHash":"%s"}]`, c.block))
 	header := c.call(t, "eth_getBlockByHash", fmt.Sprintf(`["%s",false]`, c.block))
 	other := c.call(t, "eth_getBlockByNumber", `["0x0",false]`)
-	flipStatus := func(r json.RawMessage) json.RawMessage { return faultproxy.Corrupt(r, faultproxy.WayReceiptStatus, nil) }
+	flipStatus := func(r json.RawMessage) json.RawMessage {
+		return faultproxy.Corrupt(r, faultproxy.WayReceiptStatus, nil)
+	}
 	logData := func(r json.RawMessage) json.RawMessage { return faultproxy.Corrupt(r, faultproxy.WayLogData, nil) }
 	var list []json.RawMessage
 	if err := json.Unmarshal(blockReceipts, &list); err != nil || len(list) == 0 {

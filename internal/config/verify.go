@@ -23,6 +23,10 @@ type Verify struct {
 	// BlockSenders: every transaction of a full block is from its signer
 	// (one signature recovery per transaction; default off).
 	BlockSenders *bool `yaml:"block_senders"`
+	// ReceiptsRoot: a receipt, a block's receipts and logs are those their
+	// block's receiptsRoot holds (the upstream is asked the block's header
+	// and receipts: two more calls per block; default off).
+	ReceiptsRoot *bool `yaml:"receipts_root"`
 	// Quarantine is how long an upstream whose answer failed a check
 	// stays out of service before it is probed back (1m).
 	Quarantine time.Duration `yaml:"quarantine"`

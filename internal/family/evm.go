@@ -28,6 +28,7 @@ var EVM = register(Family{
 	Member:           evmMember,
 	Stages:           evmStages,
 	Verify:           evmVerify,
+	VerifyMore:       evmVerifyRoot,
 })
 
 // quantityChainID is an eth_chainId answer (a hex quantity) in decimal.

@@ -55,6 +55,9 @@ type Family struct {
 	// Verify, when set, is the check of members' answers on nc
 	// (upstream.PoolConfig.Verify; nil: answers are not checked).
 	Verify func(nc config.Network) func(upstream.Call, json.RawMessage) error
+	// VerifyMore, when set, is the check of members' answers on nc that
+	// asks the member more (upstream.PoolConfig.VerifyMore; nil: none).
+	VerifyMore func(nc config.Network) func(context.Context, upstream.Call, json.RawMessage, upstream.Ask) error
 }
 
 // Embedded is what the process running the networks gives a family's

@@ -1,6 +1,7 @@
 package family
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/nodegate/nodegate/internal/config"
@@ -30,11 +31,41 @@ func verifyChecks(v config.Verify) verify.Checks {
 		on  *bool
 	}{
 		{v.Identity, &c.Identity}, {v.BlockHash, &c.BlockHash}, {v.TransactionsRoot, &c.TransactionsRoot},
-		{v.TxHash, &c.TxHash}, {v.TxSender, &c.TxSender}, {v.BlockSenders, &c.BlockSenders},
+		{v.TxHash, &c.TxHash}, {v.TxSender, &c.TxSender}, {v.BlockSenders, &c.BlockSenders}, {v.ReceiptsRoot, &c.ReceiptsRoot},
 	} {
 		if s.set != nil {
 			*s.on = *s.set
 		}
 	}
 	return c
+}
+
+// evmVerifyRoot is the EVM family's receipts-root check for nc (opt-in:
+// verify.Checks.ReceiptsRoot): for each block of a receipt, a block's
+// receipts or logs, the member is asked the block's header and receipts
+// (verify.RootFetch) and the answer checked against them
+// (verify.AgainstRoot); nil when the check is off.
+func evmVerifyRoot(nc config.Network) func(context.Context, upstream.Call, json.RawMessage, upstream.Ask) error {
+	if !verifyChecks(nc.Verify).ReceiptsRoot {
+		return nil
+	}
+	return func(ctx context.Context, c upstream.Call, result json.RawMessage, ask upstream.Ask) error {
+		for _, hash := range verify.RootBlocks(c.Rule, result) {
+			headerParams, receiptsParams := verify.RootFetch(c.Rule, hash)
+			header, err := ask(ctx, "eth_getBlockByHash", json.RawMessage(headerParams))
+			if err != nil {
+				return err
+			}
+			var receipts json.RawMessage
+			if receiptsParams != "" {
+				if receipts, err = ask(ctx, "eth_getBlockReceipts", json.RawMessage(receiptsParams)); err != nil {
+					return err
+				}
+			}
+			if err := verify.AgainstRoot(c.Rule, result, hash, header, receipts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

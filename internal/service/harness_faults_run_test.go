@@ -12,13 +12,14 @@ import (
 //     checks cover (block hash, parent hash, transactions root, a
 //     transaction's field, another block or transaction than asked): no
 //     corrupted answer is delivered, and every lie takes the liar out at
-//     once. The ways no check covers yet (a receipt's status, a log's
-//     data: the receipts root is not checked) are told in a second run,
-//     whose delivered lies are reported, not asserted;
+//     once. The ways the default checks do not cover (a receipt's status,
+//     a log's data) are told in a second run with the receipts root checked
+//     (opt-in: two more upstream calls per receipt or block of logs);
 //   - stall: one of two members holds 10 % of its calls for 500 ms; the
 //     same pool without the stall runs side by side (each call to both):
-//     the p99 of each and the upstream calls per client call are reported,
-//     and the latter must stay within the hedge budget.
+//     the p99 of each and the upstream calls per client call are reported;
+//     hedges must be sent, and the upstream calls per client call stay
+//     within 0.05 of the other pool's.
 func TestMembersThatLieAndStall(t *testing.T) {
 	a, b := startNode(t, chainDir, "127.0.0.1:0"), startNode(t, chainDir, "127.0.0.1:0")
 	calls := harnessCalls(t, b.url())
@@ -29,16 +30,16 @@ func TestMembersThatLieAndStall(t *testing.T) {
 		lieCalls, stallCalls = 100_000, 20_000
 	}
 	covered := []string{faultproxy.WayHash, faultproxy.WayParentHash, faultproxy.WayTransactionsRoot, faultproxy.WayTxField, faultproxy.WayAnother}
-	uncovered := []string{faultproxy.WayReceiptStatus, faultproxy.WayLogData}
+	receiptWays := []string{faultproxy.WayReceiptStatus, faultproxy.WayLogData}
 	for _, tc := range []struct {
-		name   string
-		ways   []string
-		assert bool
-	}{{"liar, ways the checks cover", covered, true}, {"liar, receipt status and log data", uncovered, false}} {
+		name         string
+		ways         []string
+		receiptsRoot bool
+	}{{"liar, ways the default checks cover", covered, false}, {"liar, receipt status and log data, receipts root checked", receiptWays, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			liar := faultproxy.Start(t, a.url(), faultproxy.Config{LieEvery: 20, Ways: tc.ways})
 			honest := faultproxy.Start(t, b.url(), faultproxy.Config{})
-			url := harnessService(t, liar.URL, honest.URL)
+			url, _ := harnessService(t, liar.URL, honest.URL, tc.receiptsRoot)
 			run := &harnessRun{}
 			loop(calls, lieCalls, 4, []string{url}, []*harnessRun{run})
 			lies := liar.Lies()
@@ -46,13 +47,11 @@ func TestMembersThatLieAndStall(t *testing.T) {
 			for _, n := range lies {
 				told += n
 			}
-			t.Logf("%d calls (%d failed, %d over the eth_getLogs time limit), liar saw %d, lies told %d %v, corrupted answers delivered %d (first: %s)",
-				run.calls.Load(), run.failed.Load(), run.limited.Load(), liar.Calls.Load(), told, lies, run.wrong.Load(), run.firstWrong)
+			t.Logf("%d calls (%d failed, %d over the eth_getLogs time limit), liar saw %d, lies told %d %v, corrupted answers delivered %d (first: %s); %.3f upstream calls a client call (%d of the %d distinct calls are receipts or logs)",
+				run.calls.Load(), run.failed.Load(), run.limited.Load(), liar.Calls.Load(), told, lies, run.wrong.Load(), run.firstWrong,
+				float64(liar.Calls.Load()+honest.Calls.Load())/float64(run.calls.Load()), receiptCalls(calls), len(calls))
 			if run.failed.Load() != 0 {
 				t.Errorf("%d calls failed (first: %s)", run.failed.Load(), run.firstFail)
-			}
-			if !tc.assert {
-				return
 			}
 			// Each lie quarantines the liar for 500 ms, so a quick run (a quiet
 			// machine: 3,000 calls in about 3 s) hears only a few: 4 once.
@@ -70,23 +69,32 @@ func TestMembersThatLieAndStall(t *testing.T) {
 		honest := faultproxy.Start(t, b.url(), faultproxy.Config{})
 		plainA, plainB := faultproxy.Start(t, a.url(), faultproxy.Config{}), faultproxy.Start(t, b.url(), faultproxy.Config{})
 		stalled, plain := &harnessRun{}, &harnessRun{}
-		urls := []string{harnessService(t, staller.URL, honest.URL), harnessService(t, plainA.URL, plainB.URL)}
-		loop(calls, stallCalls, 4, urls, []*harnessRun{stalled, plain})
+		stalledURL, stalledPool := harnessService(t, staller.URL, honest.URL, false)
+		plainURL, plainPool := harnessService(t, plainA.URL, plainB.URL, false)
+		loop(calls, stallCalls, 4, []string{stalledURL, plainURL}, []*harnessRun{stalled, plain})
 		upstreamCalls := float64(staller.Calls.Load()+honest.Calls.Load()) / float64(stalled.calls.Load())
 		plainCalls := float64(plainA.Calls.Load()+plainB.Calls.Load()) / float64(plain.calls.Load())
-		t.Logf("stalled pool: %d calls, %d held 500 ms by the member, p50 %v p99 %v, %.3f upstream calls a client call; same pool without the stall: p50 %v p99 %v, %.3f; p99 ratio %.2f",
-			stalled.calls.Load(), staller.Stalled.Load(), stalled.quantile(0.5), stalled.quantile(0.99), upstreamCalls,
-			plain.quantile(0.5), plain.quantile(0.99), plainCalls, float64(stalled.quantile(0.99))/float64(plain.quantile(0.99)))
+		sent, won := stalledPool.Hedges()
+		plainSent, plainWon := plainPool.Hedges()
+		t.Logf("stalled pool: %d calls, %d held 500 ms by the member, p50 %v p99 %v, %.3f upstream calls a client call, hedges %d sent %d won; same pool without the stall: p50 %v p99 %v, %.3f, hedges %d sent %d won; p99 ratio %.2f",
+			stalled.calls.Load(), staller.Stalled.Load(), stalled.quantile(0.5), stalled.quantile(0.99), upstreamCalls, sent, won,
+			plain.quantile(0.5), plain.quantile(0.99), plainCalls, plainSent, plainWon, float64(stalled.quantile(0.99))/float64(plain.quantile(0.99)))
 		if stalled.failed.Load()+plain.failed.Load() != 0 || stalled.wrong.Load()+plain.wrong.Load() != 0 {
 			t.Fatalf("failed %d/%d (%s%s), wrong %d/%d", stalled.failed.Load(), plain.failed.Load(), stalled.firstFail, plain.firstFail, stalled.wrong.Load(), plain.wrong.Load())
 		}
 		if staller.Stalled.Load() == 0 {
 			t.Fatal("no call was held: the harness did not test")
 		}
-		// The budget: at most 10 % of calls hedged, plus its burst and the
-		// calls of a member that hangs.
-		if upstreamCalls > 1.15 {
-			t.Fatalf("%.3f upstream calls a client call: over the hedge budget", upstreamCalls)
+		if sent == 0 {
+			t.Fatal("no hedge sent for a member that held calls")
+		}
+		// The target (issue 32): hedging the held calls costs at most 5 %
+		// more upstream calls than client calls, counted against the same
+		// pool without the stall in the same run (on a loaded machine both
+		// hedge calls that the load, not a member, held: 5 % of the calls
+		// once, in the pool without the stall).
+		if upstreamCalls > plainCalls+0.05 {
+			t.Fatalf("%.3f upstream calls a client call against %.3f without the stall: the held calls cost over 0.05", upstreamCalls, plainCalls)
 		}
 	})
 }

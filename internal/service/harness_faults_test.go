@@ -15,6 +15,7 @@ import (
 
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // The harness of members as they are (docs/pools.md, "Hedged reads" and
@@ -67,8 +68,9 @@ func harnessCalls(t *testing.T, node string) []harnessCall {
 }
 
 // harnessService is nodegate in front of two members, without the cache
-// (every call reaches a member), with tx_hash checked.
-func harnessService(t *testing.T, first, second string) string {
+// (every call reaches a member), with tx_hash checked and, when
+// receiptsRoot, the receipts root: its URL and pool.
+func harnessService(t *testing.T, first, second string, receiptsRoot bool) (string, *upstream.Pool) {
 	t.Helper()
 	cfg := testConfig(t)
 	cfg.Node.ChainDir = ""
@@ -77,13 +79,14 @@ func harnessService(t *testing.T, first, second string) string {
 	nc := config.Network{Name: "main", Upstreams: []config.Upstream{{Name: "first", URL: first}, {Name: "second", URL: second}}}
 	nc.Cache.Enabled = &off
 	nc.Verify.TxHash = &on
+	nc.Verify.ReceiptsRoot = &receiptsRoot
 	nc.Verify.Quarantine = 500 * time.Millisecond
 	cfg.Networks = []config.Network{nc}
 	// The load is the harness's: no rate limit (on a quiet machine its four
 	// clients passed the team plan's 40,000 credits/s and got 429).
 	cfg.Plans[config.PlanTeam] = config.Plan{Failover: true}
 	s := start(t, cfg)
-	return s.URL() + "/v3/" + s.GeneratedKey
+	return s.URL() + "/v3/" + s.GeneratedKey, s.Networks()[0].Pool
 }
 
 // harnessRun is what a client loop saw of one service.
@@ -171,3 +174,14 @@ func loop(calls []harnessCall, n, clients int, urls []string, runs []*harnessRun
 }
 
 func harnessLong() bool { return os.Getenv("NODEGATE_HARNESS_LONG") != "" }
+
+// receiptCalls counts the receipt and log calls among calls.
+func receiptCalls(calls []harnessCall) int {
+	n := 0
+	for _, c := range calls {
+		if c.method == "eth_getTransactionReceipt" || c.method == "eth_getLogs" {
+			n++
+		}
+	}
+	return n
+}

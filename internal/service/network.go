@@ -70,6 +70,9 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 	if fam.Verify != nil {
 		pcfg.Verify = fam.Verify(nc) // answers checked before they leave (docs/pools.md)
 	}
+	if fam.VerifyMore != nil {
+		pcfg.VerifyMore = fam.VerifyMore(nc) // the receipts root, when asked for
+	}
 	pcfg.Quarantine = nc.Verify.Quarantine
 	pool := upstream.NewPool(nc.Name, pcfg, members...)
 	if s.Fleet != nil && version == "" {
@@ -102,7 +105,7 @@ func (s *Service) buildVersion(ctx context.Context, cfg config.Config, nc config
 		}
 		ppcfg := poolConfig(nc.Pool)
 		ppcfg.MaxLag = math.MaxUint64 // a partner's head is its own business
-		ppcfg.Verify, ppcfg.Quarantine = pcfg.Verify, pcfg.Quarantine
+		ppcfg.Verify, ppcfg.VerifyMore, ppcfg.Quarantine = pcfg.Verify, pcfg.VerifyMore, pcfg.Quarantine
 		n.Partners = upstream.NewPool(nc.Name+"-partners", ppcfg, partners...)
 	}
 	stages, err := fam.Stages(ctx, embedded, nc, pool)

@@ -125,7 +125,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		if IsNodeFaultAnswer(resp.Err) {
 			return true // a lagging node's answer: that call goes alone
 		}
-		if p.verifyAnswer(m, Call{Rule: chunk[i].Rule, Params: chunk[i].Params, Idempotent: true}, &resp) != nil {
+		if p.verifyAnswer(ctx, m, Call{Rule: chunk[i].Rule, Params: chunk[i].Params, Idempotent: true}, &resp) != nil {
 			return true // verify.go: m is quarantined, the call goes alone
 		}
 		k := kindOf(chunk[i].Rule)

@@ -31,6 +31,9 @@ type stallNode struct {
 	down    atomic.Bool
 	held    atomic.Int64 // calls held now
 	stalled atomic.Int64 // calls held, in all
+	// every, when set, holds one call in every (stallMarker or not), and
+	// answers it "<name>-held"; seen counts the calls for it.
+	every, seen atomic.Int64
 }
 
 func newStallNode(t *testing.T, name string, stall time.Duration) *stallNode {
@@ -57,7 +60,11 @@ func (n *stallNode) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x10"}`, req.ID)
 		return
 	}
-	if strings.Contains(string(body), stallMarker) {
+	name := n.name
+	if e := n.every.Load(); e > 0 && n.seen.Add(1)%e == 0 {
+		name += "-held"
+	}
+	if name != n.name || strings.Contains(string(body), stallMarker) {
 		n.stalled.Add(1)
 		n.held.Add(1)
 		t := time.NewTimer(time.Duration(n.stall.Load()))
@@ -68,7 +75,7 @@ func (n *stallNode) serve(w http.ResponseWriter, r *http.Request) {
 		t.Stop()
 		n.held.Add(-1)
 	}
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%q}`, req.ID, n.name)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%q}`, req.ID, name)
 }
 
 // hedgeRule is the EVM method table's rule of method.

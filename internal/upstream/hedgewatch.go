@@ -73,7 +73,7 @@ func (h *hedger) start(ctx context.Context, budget time.Time, m *Member, c Call,
 	w.h, w.ctx, w.body, w.budget, w.tried, w.floor = h, ctx, c.Body, budget, append(w.tried[:0], tried...), floor
 	w.primary, w.pi, w.lat, w.method, w.limit = m, pi, lat, c.Rule.Name, limit
 	w.at = time.Time{}
-	if q := lat.quantile(); q > 0 {
+	if q := h.delay(pi, c.Rule.Name, lat); q > 0 { // hedgedelay.go
 		w.at = now.Add(max(q, h.cfg.MinDelay))
 		if !limit.IsZero() && w.at.After(limit) {
 			w.at = time.Time{} // no timed hedge: only a hand-over

@@ -59,7 +59,7 @@ func (t *tries) end(pool string) ([]byte, *jsonrpc.Response, string, error) {
 // (methods.go), the canonical chain (answerblock.go), safe/finalized never
 // back (finality.go), node faults and lag answers retried on another member.
 func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock, t *tries, m *Member, raw []byte, resp *jsonrpc.Response, sentAt uint64) next {
-	if p.verifyAnswer(m, c, resp) != nil { // verify.go: m is quarantined
+	if p.verifyAnswer(ctx, m, c, resp) != nil { // verify.go: m is quarantined
 		t.failedVerify = true
 		if !c.Idempotent {
 			return stopAsking

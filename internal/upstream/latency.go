@@ -147,6 +147,26 @@ func (ml *methodLatencies) of(method string, q float64) *latencyQuantile {
 	return l
 }
 
+// lookup is method's histogram, nil when none is made yet.
+func (ml *methodLatencies) lookup(method string) *latencyQuantile {
+	if m := ml.byMethod.Load(); m != nil {
+		return (*m)[method]
+	}
+	return nil
+}
+
+// slowest is the highest quantile known among the member's methods (0:
+// none known).
+func (ml *methodLatencies) slowest() time.Duration {
+	var d time.Duration
+	if m := ml.byMethod.Load(); m != nil {
+		for _, l := range *m {
+			d = max(d, l.quantile())
+		}
+	}
+	return d
+}
+
 func lenOf(m *map[string]*latencyQuantile) int {
 	if m == nil {
 		return 0

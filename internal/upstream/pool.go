@@ -87,6 +87,12 @@ type PoolConfig struct {
 	// internal/verify for EVM networks). An error that names its check
 	// implements FailedCheck.
 	Verify func(c Call, result json.RawMessage) error
+	// VerifyMore, when set, checks an answer that passed Verify against
+	// what its member answers to more calls (ask sends one to it; the
+	// receipts root, verifymore.go): an error that names its check
+	// quarantines the member as Verify's does; any other (the member could
+	// not be asked) lets the answer go unconfirmed.
+	VerifyMore func(ctx context.Context, c Call, result json.RawMessage, ask Ask) error
 	// Quarantine is how long a member whose answer failed Verify stays
 	// out of service before it is probed back.
 	Quarantine time.Duration

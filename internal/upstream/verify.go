@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -35,17 +36,22 @@ func ErrAnswerFailedVerification() *jsonrpc.Error {
 // are the client's).
 const maxLoggedParams = 512
 
-// verifyAnswer checks m's answer resp to c. A failure quarantines m and
-// is returned.
-func (p *Pool) verifyAnswer(m *Member, c Call, resp *jsonrpc.Response) error {
-	if p.cfg.Verify == nil || c.Rule == nil || resp.Err != nil || len(resp.Result) == 0 {
+// verifyAnswer checks m's answer resp to c (Verify, then VerifyMore). A
+// failure quarantines m and is returned.
+func (p *Pool) verifyAnswer(ctx context.Context, m *Member, c Call, resp *jsonrpc.Response) error {
+	if c.Rule == nil || resp.Err != nil || len(resp.Result) == 0 {
 		return nil
 	}
-	err := p.cfg.Verify(c, resp.Result)
-	if err == nil {
-		return nil
+	var err error
+	if p.cfg.Verify != nil {
+		err = p.cfg.Verify(c, resp.Result)
 	}
 	check := "answer"
+	if err == nil {
+		if err = p.verifyMore(ctx, m, c, resp.Result); err == nil {
+			return nil
+		}
+	}
 	var fc FailedCheck
 	if errors.As(err, &fc) {
 		check = fc.FailedCheck()

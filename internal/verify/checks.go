@@ -23,6 +23,11 @@ type Checks struct {
 	// BlockSenders: TxSender for every transaction of a full block (one
 	// recovery per transaction: off by default).
 	BlockSenders bool
+	// ReceiptsRoot: a receipt, a block's receipts and a block's logs are
+	// those its block's receiptsRoot holds (receiptsroot.go: the caller
+	// fetches the block's header and receipts, two more upstream calls
+	// per block: off by default).
+	ReceiptsRoot bool
 }
 
 // The names of the checks, as a Failure and the configuration give them.
@@ -33,6 +38,7 @@ const (
 	CheckTxHash           = "tx_hash"
 	CheckTxSender         = "tx_sender"
 	CheckBlockSenders     = "block_senders"
+	CheckReceiptsRoot     = "receipts_root"
 )
 
 // Defaults are the checks a network runs unless configured: the cheap
@@ -45,7 +51,8 @@ func Defaults() Checks {
 	return Checks{Identity: true, BlockHash: true, TransactionsRoot: true}
 }
 
-// Any reports whether some check is on.
+// Any reports whether some check of the answer alone is on (all but
+// ReceiptsRoot).
 func (c Checks) Any() bool {
 	return c.Identity || c.BlockHash || c.TransactionsRoot || c.TxHash || c.TxSender || c.BlockSenders
 }

@@ -30,80 +30,84 @@ func skipSpace(b []byte, i int) int {
 // b[i]. It checks structure (brackets, strings, commas, colons) but not the
 // spelling of numbers and literals: it exists to find where raw values begin
 // and end without decoding them, so that results pass through untouched.
+// A string or a literal (most members of an answer) is skipped without
+// setting up skipContainer's stack.
 func skipValue(b []byte, i int) (int, error) {
-	var stack [MaxDepth]byte // open brackets, no allocation
-	depth := 0
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return 0, errSyntax
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		return skipContainer(b, i, 0)
+	}
+	j := skipLiteral(b, i)
+	if j == i {
+		return 0, errSyntax
+	}
+	return j, nil
+}
+
+// skipLiteral returns the index just past the run of literal bytes (a
+// number, true, false, null, spelled or not) at b[i].
+func skipLiteral(b []byte, i int) int {
+	for i < len(b) && isLiteralByte(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipContainer is skipValue for the object or array at b[i], inside
+// depth open containers: one more than MaxDepth is errTooDeep.
+func skipContainer(b []byte, i, depth int) (int, error) {
+	if depth == MaxDepth {
+		return 0, errTooDeep
+	}
+	end := closer(b[i])
+	object := b[i] == '{'
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == end {
+		return i + 1, nil
+	}
 	for {
-		// A value.
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return 0, errSyntax
-		}
-		switch c := b[i]; {
-		case c == '"':
-			j, err := skipString(b, i)
+		if object {
+			_, j, err := keyEnd(b, i)
 			if err != nil {
 				return 0, err
 			}
-			i = j
-		case c == '{' || c == '[':
-			if depth == MaxDepth {
-				return 0, errTooDeep
-			}
-			stack[depth] = c
-			depth++
-			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == closer(c) {
-				depth--
-				i++
-				break
-			}
-			if c == '{' {
-				j, err := skipKey(b, i)
-				if err != nil {
-					return 0, err
-				}
-				i = j
-			}
-			continue
+			i = skipSpace(b, j)
+		}
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		var err error
+		switch b[i] {
+		case '"':
+			i, err = skipString(b, i)
+		case '{', '[':
+			i, err = skipContainer(b, i, depth+1)
 		default:
-			j := i
-			for j < len(b) && isLiteralByte(b[j]) {
-				j++
-			}
+			j := skipLiteral(b, i)
 			if j == i {
-				return 0, errSyntax
+				err = errSyntax
 			}
 			i = j
 		}
-		// After a value: close containers, or step to the next element.
-		for {
-			if depth == 0 {
-				return i, nil
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return 0, errSyntax
-			}
-			top := stack[depth-1]
-			if b[i] == closer(top) {
-				depth--
-				i++
-				continue
-			}
-			if b[i] != ',' {
-				return 0, errSyntax
-			}
-			i++
-			if top == '{' {
-				j, err := skipKey(b, skipSpace(b, i))
-				if err != nil {
-					return 0, err
-				}
-				i = j
-			}
-			break
+		if err != nil {
+			return 0, err
 		}
+		i = skipSpace(b, i)
+		switch {
+		case i >= len(b):
+			return 0, errSyntax
+		case b[i] == end:
+			return i + 1, nil
+		case b[i] != ',':
+			return 0, errSyntax
+		}
+		i = skipSpace(b, i+1)
 	}
 }
 
@@ -118,20 +122,21 @@ func isLiteralByte(c byte) bool {
 	return c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-// skipKey skips `"key" :` starting at b[i] and returns the index after the colon.
-func skipKey(b []byte, i int) (int, error) {
+// keyEnd reads `"key" :` starting at b[i]: ke is the index just past the
+// key's closing quote, next the index after the colon.
+func keyEnd(b []byte, i int) (ke, next int, err error) {
 	if i >= len(b) || b[i] != '"' {
-		return 0, errSyntax
+		return 0, 0, errSyntax
 	}
-	j, err := skipString(b, i)
+	ke, err = skipString(b, i)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	j = skipSpace(b, j)
+	j := skipSpace(b, ke)
 	if j >= len(b) || b[j] != ':' {
-		return 0, errSyntax
+		return 0, 0, errSyntax
 	}
-	return j + 1, nil
+	return ke, j + 1, nil
 }
 
 // skipString returns the index just past the string starting at b[i] == '"'.
@@ -147,6 +152,9 @@ func skipString(b []byte, i int) (int, error) {
 			return 0, errSyntax
 		}
 		q := i + j
+		if j == 0 || b[q-1] != '\\' {
+			return q + 1, nil // no escape before it: most strings
+		}
 		n := 0
 		for p := q - 1; p >= i && b[p] == '\\'; p-- {
 			n++
@@ -181,13 +189,11 @@ func objectFieldsAt(b []byte, i int, fn func(key, value []byte) bool) (int, erro
 		return i + 1, nil
 	}
 	for {
-		i = skipSpace(b, i)
-		ks := i
-		j, err := skipKey(b, i)
+		ks := skipSpace(b, i)
+		ke, j, err := keyEnd(b, ks)
 		if err != nil {
 			return 0, err
 		}
-		ke, _ := skipString(b, ks)
 		vs := skipSpace(b, j)
 		ve, err := skipValue(b, vs)
 		if err != nil {

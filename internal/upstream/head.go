@@ -112,7 +112,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 	}
 	if p.cfg.TrackFinalized && (m.finalizedAt.Load() != n || m.finalityOff.Load()) {
 		if f, h, err := p.finalizedOf(pctx, m); err == nil {
-			if off := p.finalizedDisagrees(f, h); off != nil {
+			if off := p.finalizedDisagrees(b, f, h); off != nil {
 				// finality.go: out of service until its finalized block agrees.
 				m.finalityOff.Store(true)
 				if m.exclude(off) {

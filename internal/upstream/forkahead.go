@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-
 )
 
 // A member on its own fork ahead of all others (same chain id and

@@ -50,8 +50,12 @@ type canon struct {
 	// confirmed: another member than the head member reported a block of
 	// the chain (forkahead.go).
 	confirmed bool
-	// gone are the blocks that left the chain lately (canongone.go).
-	gone goneBlocks
+	// gone are the blocks that left the chain lately (canongone.go);
+	// leftFrom, when leftAny, the lowest height whose block left it at
+	// the last report.
+	gone     goneBlocks
+	leftFrom uint64
+	leftAny  bool
 }
 
 func newCanon(members int) *canon {
@@ -77,6 +81,7 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	}
 	prev := c.seen[i]
 	c.seen[i] = b
+	c.leftAny = false
 	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) {
 		return canonSame // the same head again (judged again only when the head member is out)
 	}
@@ -222,6 +227,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	}
 	was := c.head
 	move := c.observe(i, b, path, func(j int) bool { return p.members[j].InService() })
+	leftFrom, leftAny := c.leftFrom, c.leftAny
 	for j, s := range c.seen {
 		x := p.members[j]
 		on := c.onBranch(s)
@@ -240,7 +246,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		p.signal()
 		p.headMoved(head.Number, true)
 	}
-	if from, to, left := leftChain(move, was, head); left && p.OnReorg != nil {
+	if from, to, left := leftChain(move, was, head, leftFrom, leftAny); left && p.OnReorg != nil {
 		p.OnReorg(from, to)
 	}
 	p.report(m, b.Number)
@@ -248,10 +254,14 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 
 // leftChain is the heights whose blocks left the canonical chain when a
 // report moved it from head was to head now: after a rewind, from the new
-// head's height to the old head's; after a head on another parent than
-// the old head (a longer fork), the old head's height.
-func leftChain(move canonMove, was, now headBlock) (from, to uint64, left bool) {
+// head's height to the old head's; after a longer fork linked to the
+// chain (canonlink.go), from the lowest block it replaced (leftFrom) to
+// the old head's; after a head on another parent than the old head that
+// could not be linked, the old head's height.
+func leftChain(move canonMove, was, now headBlock, leftFrom uint64, leftAny bool) (from, to uint64, left bool) {
 	switch {
+	case move == canonExtended && leftAny && leftFrom <= was.Number:
+		return leftFrom, was.Number, true
 	case move == canonRewound:
 		return now.Number, max(was.Number, now.Number), true
 	case move == canonExtended && was.Hash != (common.Hash{}) && now.Number == was.Number+1 && now.Parent != was.Hash:

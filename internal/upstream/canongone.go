@@ -46,6 +46,9 @@ func (c *canon) leave(n uint64) {
 	for x := max(n, c.low); x <= c.head.Number; x++ {
 		if s := c.slots[x%canonWindow]; s.Number == x {
 			c.gone.add(s.Hash)
+			if !c.leftAny || x < c.leftFrom {
+				c.leftFrom, c.leftAny = x, true
+			}
 		}
 	}
 }

@@ -193,8 +193,14 @@ func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Re
 	if !p.started.Load() {
 		return
 	}
-	if n, ok := provenHeadOf(k, params, resp); ok && p.raise(m, n) {
-		p.shareRaise()
+	if n, ok := provenHeadOf(k, params, resp); ok {
+		p.raise(m, n)
+		if n > p.highWater.Load() {
+			// Also when m's head was raised already (a read of its head
+			// again, canonjudge.go): the fleet learns of a head before
+			// a client is given it.
+			p.shareRaise()
+		}
 	}
 }
 

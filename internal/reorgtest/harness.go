@@ -31,6 +31,9 @@ type Result struct {
 	SubscriptionsRefused bool
 	// WS: the members were reached over ws:// (they push their heads).
 	WS bool
+	// Pollers is how many HTTP clients polled the front (Front sums
+	// theirs; Node is one client's).
+	Pollers int
 }
 
 // settleWithin bounds how long the front and its subscribers may take to
@@ -83,6 +86,7 @@ func Run(t *testing.T, c Case) Result {
 	for range n {
 		pollers = append(pollers, NewPoller(frontHTTP, b.Tree))
 	}
+	res.Pollers = n
 	var wg sync.WaitGroup
 	for _, p := range pollers {
 		wg.Go(func() { p.Run(ctx) })

@@ -158,7 +158,8 @@ func (f *chainFeed) live(gen uint64) bool {
 }
 
 // handle delivers one change: the removed logs of the blocks that left,
-// then the heads and logs of the blocks that joined.
+// the head the chain went back to (sent again), then the heads and logs
+// of the blocks that joined.
 func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 	if gen != f.runGen { // a new Follow: the logs of the last one's blocks are not this one's
 		clear(f.logs)
@@ -176,6 +177,15 @@ func (f *chainFeed) handle(gen uint64, ev upstream.CanonEvent) {
 			f.fanoutLog(logStreams, l, raw)
 		}
 		delete(f.logs, b.Hash)
+	}
+	if b := ev.Again; heads != nil && b.Hash != (common.Hash{}) {
+		// The chain went back to a block already sent: a node sends it
+		// again as its head (its logs are not new).
+		if err := f.deliverHead(gen, heads, b); err == nil {
+			f.lastHead = b.Number
+		} else if errors.Is(err, errHubClosed) || errors.Is(err, errNotFollowing) {
+			return
+		}
 	}
 	for i, b := range ev.Added {
 		var err error

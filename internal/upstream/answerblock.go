@@ -8,12 +8,9 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// An answer judged by (number, hash): a block (its "number" and "hash"),
-// a transaction or receipt (its "blockNumber" and "blockHash") names a
-// block of its member's chain. When the canonical chain holds that height
-// with another hash, the member that gave the answer is on another branch:
-// its answer is a lag answer, asked of a member on the canonical branch
-// (send.go) and never cached (cache.go's Final).
+// The block an answer names, by (number, hash): a block (its "number" and
+// "hash"), a transaction or receipt (its "blockNumber" and "blockHash");
+// canonjudge.go judges it against the canonical chain.
 
 // answerBlock is the block an answer of kind k names: the number of its
 // Proves field and the hash beside it, read in one pass over the answer's
@@ -56,22 +53,4 @@ func hashValue(v []byte) (common.Hash, bool) {
 		h[i] = hi<<4 | lo
 	}
 	return h, true
-}
-
-// offCanonical reports whether resp, an answer to a call of kind k with
-// params, names a block whose hash is not the canonical one at its height
-// (the window holds that height with another hash), and that height.
-func (p *Pool) offCanonical(k kind, params json.RawMessage, resp *jsonrpc.Response) (uint64, bool) {
-	if resp.Err != nil || k.Proves == "" || k.Proves == methods.ProvesHead {
-		return 0, false
-	}
-	n, h, ok := k.answerBlock(resp.Result)
-	if !ok || namesPending(k, params) {
-		return 0, false
-	}
-	c := p.canon
-	c.mu.Lock()
-	ch, held := c.at(n)
-	c.mu.Unlock()
-	return n, held && ch != h
 }

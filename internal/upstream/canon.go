@@ -50,6 +50,12 @@ type canon struct {
 	// confirmed: another member than the head member reported a block of
 	// the chain (forkahead.go).
 	confirmed bool
+	// gone are the blocks that left the chain lately (canongone.go);
+	// leftFrom, when leftAny, the lowest height whose block left it at
+	// the last report.
+	gone     goneBlocks
+	leftFrom uint64
+	leftAny  bool
 }
 
 func newCanon(members int) *canon {
@@ -65,29 +71,37 @@ const (
 	canonRewound                   // the chain reorganised to an equal or shorter fork
 )
 
-// observe records member i's head b; inService tells whether a member
-// may be followed. It returns what the report did to the chain.
-func (c *canon) observe(i int, b headBlock, inService func(int) bool) canonMove {
+// observe records member i's head b; path, when not empty, is the
+// blocks between the chain and b, lowest first (canonlink.go); inService
+// tells whether a member may be followed. It returns what the report did
+// to the chain.
+func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int) bool) canonMove {
 	if b.Hash == (common.Hash{}) || i < 0 || i >= len(c.seen) {
 		return canonSame
 	}
 	prev := c.seen[i]
 	c.seen[i] = b
+	c.leftAny = false
 	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) {
 		return canonSame // the same head again (judged again only when the head member is out)
 	}
+	headOut := c.by < 0 || !inService(c.by)
+	if i != c.by && !headOut && c.abandoned(b, path) {
+		return canonSame // canongone.go: a lagging member on a branch the chain left
+	}
 	switch {
 	case !c.has || b.Number > c.head.Number:
-		c.extend(b)
+		c.extend(b, path)
 		c.by = i
 		return canonExtended
 	case c.holds(b) && (i != c.by || b.Number == c.head.Number):
 		return canonSame // on the canonical chain, at or below its head
 	case c.holds(b):
+		c.leave(b.Number + 1)
 		c.put(b) // the head member went back to a block of the chain (a rewind's fork point)
 		return canonRewound
-	case i == c.by || c.by < 0 || !inService(c.by):
-		c.rewind(b)
+	case i == c.by || headOut:
+		c.rewind(b, path)
 		c.by = i
 		return canonRewound
 	}
@@ -95,8 +109,11 @@ func (c *canon) observe(i int, b headBlock, inService func(int) bool) canonMove 
 }
 
 // extend makes b, above the head, the head.
-func (c *canon) extend(b headBlock) {
-	if !c.has || b.Number != c.head.Number+1 || b.Parent != c.head.Hash {
+func (c *canon) extend(b headBlock, path []headBlock) {
+	switch {
+	case c.has && b.Number == c.head.Number+1 && b.Parent == c.head.Hash:
+	case c.has && c.link(b, path):
+	default:
 		c.low = b.Number // a gap or a fork whose parent is not held: the window restarts at b
 	}
 	c.put(b)
@@ -104,8 +121,11 @@ func (c *canon) extend(b headBlock) {
 
 // rewind makes b, at or below the head, the head: blocks above it leave
 // the chain, and b replaces the block at its height.
-func (c *canon) rewind(b headBlock) {
-	if p, ok := c.at(b.Number - 1); !ok || b.Number == 0 || p != b.Parent {
+func (c *canon) rewind(b headBlock, path []headBlock) {
+	if p, ok := c.at(b.Number - 1); ok && b.Number > 0 && p == b.Parent {
+		c.leave(b.Number)
+	} else if !c.link(b, path) {
+		c.leave(b.Number)
 		c.low = b.Number
 	}
 	c.put(b)
@@ -171,11 +191,16 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		p.report(m, b.Number) // a family without heads by hash
 		return
 	}
-	if b.asked != 0 && m.reports.Load()+1 != b.asked {
-		p.report(m, b.Number) // a push came while the poll was out: the poll's block may be older
-		return
+	var seq uint64
+	if b.asked != 0 {
+		if !m.reports.CompareAndSwap(b.asked-1, b.asked) {
+			p.report(m, b.Number) // another report came while the poll was out: the poll's block may be older
+			return
+		}
+		seq = b.asked
+	} else {
+		seq = m.reports.Add(1)
 	}
-	m.reports.Add(1)
 	b.asked = 0
 	i := p.index(m)
 	if s, refs := p.forkSuspect(i, b); s >= 0 {
@@ -192,10 +217,17 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		}
 	}
 	m.forkAhead.Store(false)
+	path := p.linkPath(m, i, b) // canonlink.go: asked outside the lock
 	c := p.canon
 	c.mu.Lock()
+	if m.reports.Load() != seq {
+		c.mu.Unlock()
+		p.report(m, b.Number) // a newer report of m came during the reads: b may be older
+		return
+	}
 	was := c.head
-	move := c.observe(i, b, func(j int) bool { return p.members[j].InService() })
+	move := c.observe(i, b, path, func(j int) bool { return p.members[j].InService() })
+	leftFrom, leftAny := c.leftFrom, c.leftAny
 	for j, s := range c.seen {
 		x := p.members[j]
 		on := c.onBranch(s)
@@ -214,7 +246,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		p.signal()
 		p.headMoved(head.Number, true)
 	}
-	if from, to, left := leftChain(move, was, head); left && p.OnReorg != nil {
+	if from, to, left := leftChain(move, was, head, leftFrom, leftAny); left && p.OnReorg != nil {
 		p.OnReorg(from, to)
 	}
 	p.report(m, b.Number)
@@ -222,10 +254,14 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 
 // leftChain is the heights whose blocks left the canonical chain when a
 // report moved it from head was to head now: after a rewind, from the new
-// head's height to the old head's; after a head on another parent than
-// the old head (a longer fork), the old head's height.
-func leftChain(move canonMove, was, now headBlock) (from, to uint64, left bool) {
+// head's height to the old head's; after a longer fork linked to the
+// chain (canonlink.go), from the lowest block it replaced (leftFrom) to
+// the old head's; after a head on another parent than the old head that
+// could not be linked, the old head's height.
+func leftChain(move canonMove, was, now headBlock, leftFrom uint64, leftAny bool) (from, to uint64, left bool) {
 	switch {
+	case move == canonExtended && leftAny && leftFrom <= was.Number:
+		return leftFrom, was.Number, true
 	case move == canonRewound:
 		return now.Number, max(was.Number, now.Number), true
 	case move == canonExtended && was.Hash != (common.Hash{}) && now.Number == was.Number+1 && now.Parent != was.Hash:

@@ -58,6 +58,12 @@ func TestCanonFollowsReorgs(t *testing.T) {
 			down: 0, head: blk(10, 1, 0), move: canonRewound, off: [2]bool{true, false}, forkAt: 10, forkIs: blk(10, 1, 0).Hash},
 		{name: "switching back", reports: []canonReport{{0, blk(10, 1, 0)}, {0, blk(10, 0, 0)}},
 			down: -1, head: blk(10, 0, 0), move: canonRewound, forkAt: 10, forkIs: blk(10, 0, 0).Hash},
+		{name: "a lagging member's head on the abandoned branch is not followed", reports: []canonReport{{0, blk(10, 1, 0)}, {1, blk(11, 0, 0)}},
+			down: -1, head: blk(10, 1, 0), move: canonSame, off: [2]bool{false, true}, forkAt: 10, forkIs: blk(10, 1, 0).Hash},
+		{name: "nor its next head on that branch", reports: []canonReport{{0, blk(10, 1, 0)}, {1, blk(11, 0, 0)}, {1, blk(12, 0, 0)}},
+			down: -1, head: blk(10, 1, 0), move: canonSame, off: [2]bool{false, true}, forkAt: 10, forkIs: blk(10, 1, 0).Hash},
+		{name: "the head member back on the branch it left is followed", reports: []canonReport{{0, blk(10, 1, 0)}, {0, blk(11, 0, 0)}},
+			down: -1, head: blk(11, 0, 0), move: canonExtended, off: [2]bool{false, false}, forkAt: 11, forkIs: blk(11, 0, 0).Hash},
 		{name: "back to the fork point (a rewind's re-sent head)", reports: []canonReport{{0, blk(11, 0, 0)}, {0, blk(9, 0, 0)}},
 			down: -1, head: blk(9, 0, 0), move: canonRewound, off: [2]bool{false, true}, forkAt: 9, forkIs: blk(9, 0, 0).Hash},
 	} {
@@ -68,12 +74,12 @@ func TestCanonFollowsReorgs(t *testing.T) {
 				svc = func(i int) bool { return i != tc.down }
 			}
 			for _, b := range chainTo(10) {
-				c.observe(0, b, svc)
-				c.observe(1, b, svc)
+				c.observe(0, b, nil, svc)
+				c.observe(1, b, nil, svc)
 			}
 			var move canonMove
 			for _, r := range tc.reports {
-				move = c.observe(r.member, r.b, svc)
+				move = c.observe(r.member, r.b, nil, svc)
 			}
 			if c.head != tc.head {
 				t.Errorf("head %d %x, want %d %x", c.head.Number, c.head.Hash[:1], tc.head.Number, tc.head.Hash[:1])
@@ -102,7 +108,7 @@ func TestCanonWindowIsBounded(t *testing.T) {
 	c := newCanon(1)
 	in := func(int) bool { return true }
 	for _, b := range chainTo(300) {
-		c.observe(0, b, in)
+		c.observe(0, b, nil, in)
 	}
 	if _, ok := c.at(300 - canonWindow); ok {
 		t.Errorf("block %d is still held", 300-canonWindow)
@@ -110,7 +116,7 @@ func TestCanonWindowIsBounded(t *testing.T) {
 	if h, ok := c.at(300 - canonWindow + 1); !ok || h != blk(300-canonWindow+1, 0, 0).Hash {
 		t.Errorf("block %d is not held", 300-canonWindow+1)
 	}
-	c.observe(0, blk(400, 0, 0), in)
+	c.observe(0, blk(400, 0, 0), nil, in)
 	if _, ok := c.at(300); ok {
 		t.Errorf("a block below a gap is held")
 	}
@@ -142,7 +148,7 @@ func FuzzCanonWindow(f *testing.F) {
 				n = 1
 			}
 			heads[m] = n
-			c.observe(m, blk(n, fork, fork%2), func(i int) bool { return i != int(step%members) })
+			c.observe(m, blk(n, fork, fork%2), nil, func(i int) bool { return i != int(step%members) })
 			if !c.has {
 				t.Fatal("no head after a report")
 			}

@@ -35,9 +35,11 @@ type CanonBlock struct {
 // CanonEvent is a change of the canonical chain: Removed are the blocks
 // that left it, Added those that joined it, each lowest first (Added's
 // last is the new head). A reorganisation has both; a rewind to a block
-// already reported has only Removed.
+// already reported has Removed and Again, that block, the head again (a
+// node sends it again as its new head; its logs are not new).
 type CanonEvent struct {
 	Removed, Added []CanonBlock
+	Again          CanonBlock
 }
 
 // FetchBlock reads the block with the given hash (the follower needs its
@@ -107,7 +109,7 @@ func (f *follower) run(ctx context.Context, out chan<- CanonEvent) {
 			return
 		case err != nil:
 			slog.Debug("canonical chain: a change not read yet", "pool", f.p.id, "err", err)
-		case len(ev.Removed)+len(ev.Added) > 0:
+		case len(ev.Removed)+len(ev.Added) > 0 || ev.Again.Hash != (common.Hash{}):
 			select {
 			case out <- ev:
 				continue // the chain may have moved meanwhile: look again at once
@@ -166,8 +168,9 @@ func (f *follower) next(ctx context.Context) (CanonEvent, error) {
 		if head.Number == f.head {
 			return CanonEvent{}, nil
 		}
-		// The chain went back to a block already reported: those above it left.
-		ev := CanonEvent{Removed: f.above(head.Number)}
+		// The chain went back to a block already reported: those above it
+		// left, and it is the head again.
+		ev := CanonEvent{Removed: f.above(head.Number), Again: canonBlockOf(head)}
 		f.head = head.Number
 		return ev, nil
 	}

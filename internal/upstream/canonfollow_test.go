@@ -39,7 +39,7 @@ func (f *forkFetch) fetch(_ context.Context, h common.Hash) (upstream.CanonBlock
 	return b, nil
 }
 
-// summary renders an event as "-n/f ... +n/f ...".
+// summary renders an event as "-n/f ... +n/f ... =n/f" (=: the head again).
 func summary(ev upstream.CanonEvent) string {
 	s := ""
 	for _, b := range ev.Removed {
@@ -47,6 +47,9 @@ func summary(ev upstream.CanonEvent) string {
 	}
 	for _, b := range ev.Added {
 		s += fmt.Sprintf("+%d/%d ", b.Number, b.Hash[0])
+	}
+	if b := ev.Again; b.Hash != (common.Hash{}) {
+		s += fmt.Sprintf("=%d/%d ", b.Number, b.Hash[0])
 	}
 	return s
 }
@@ -65,7 +68,8 @@ func nextEvent(t *testing.T, events <-chan upstream.CanonEvent) string {
 // TestCanonFollow: a follower of the canonical chain is told each block
 // that joins it once, lowest first (also those no poll saw, read by
 // hash), and, when the chain reorganises (to a shorter fork, back to a
-// block already reported), each block that leaves it, lowest first.
+// block already reported), each block that leaves it, lowest first, and
+// the block it went back to as the head again.
 func TestCanonFollow(t *testing.T) {
 	a := newForkNode(t, "a", forkBlock{10, 0, 0})
 	p := startForkPool(t, a)
@@ -82,7 +86,7 @@ func TestCanonFollow(t *testing.T) {
 	}{
 		{"two blocks, the first unseen by the poll", forkBlock{12, 0, 0}, "+11/0 +12/0 "},
 		{"a shorter fork", forkBlock{11, 1, 0}, "-11/0 -12/0 +11/1 "},
-		{"back to the fork point", forkBlock{10, 0, 0}, "-11/1 "},
+		{"back to the fork point", forkBlock{10, 0, 0}, "-11/1 =10/0 "},
 		{"the fork again, one block further", forkBlock{12, 1, 1}, "+11/1 +12/1 "},
 	}
 	for _, s := range steps {

@@ -19,8 +19,9 @@ import (
 // rise with each answer given, never fall.
 //
 // A member whose finalized block is not the canonical chain's block at
-// that height (its chain disagrees with the pool's below what it calls
-// final) is out of service until it agrees (poll, head.go).
+// that height, while the chain holds the member's head (its chain
+// disagrees with the pool's below what it calls final), is out of service
+// until it agrees (poll, head.go).
 
 // blockTag is a finality tag a call names.
 type blockTag uint8
@@ -73,15 +74,22 @@ func (p *Pool) finalizedOf(ctx context.Context, m *Member) (uint64, common.Hash,
 	return uint64(*b.Number), h, nil
 }
 
-// finalizedDisagrees is the reason a member whose finalized block n has
-// hash h is out of service, nil when the canonical chain does not hold n
-// or holds it with h.
-func (p *Pool) finalizedDisagrees(n uint64, h common.Hash) error {
-	if h == (common.Hash{}) {
+// finalizedDisagrees is the reason a member whose head is head and whose
+// finalized block n has hash h is out of service; nil when the canonical
+// chain does not hold the member's head (the member is behind on another
+// branch, or the chain itself followed a branch the member's finality
+// rules out: its finalized block is judged only against a chain that
+// holds its head), or does not hold n, or holds it with h.
+func (p *Pool) finalizedDisagrees(head headBlock, n uint64, h common.Hash) error {
+	if h == (common.Hash{}) || head.Hash == (common.Hash{}) {
 		return nil
 	}
-	ch, held := p.Canonical(n)
-	if !held || ch == h {
+	c := p.canon
+	c.mu.Lock()
+	holds := c.holds(head)
+	ch, held := c.at(n)
+	c.mu.Unlock()
+	if !holds || !held || ch == h {
 		return nil
 	}
 	return fmt.Errorf("its finalized block %d is %s, the canonical chain's is %s", n, h.Hex(), ch.Hex())

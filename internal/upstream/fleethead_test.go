@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // moves records the head moves a pool shares.
@@ -23,6 +24,15 @@ func (m *moves) HeadMoved(n uint64, rewound bool) {
 		kind = "rewound"
 	}
 	m.list = append(m.list, kind+" "+string(rune('0'+n%10)))
+}
+
+func (m *moves) last() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.list) == 0 {
+		return ""
+	}
+	return m.list[len(m.list)-1]
 }
 
 func (m *moves) count() int {
@@ -74,4 +84,27 @@ func TestPoolSharesHeads(t *testing.T) {
 	p.PeerHead(12, common.Hash{1}, false)
 	a.set(forkBlock{12, 0, 0})
 	answeredBy(t, p) // waits for a to reach the fleet's head, polled at once
+}
+
+// TestPoolSharesAHeadBeforeGivingIt: heads are polled once an hour; a
+// member answers a receipt in a block above the chain's head: its head is
+// read again (the chain follows it), and the sharer is told of the new
+// head before the answer is given — a client moving to another replica
+// right after never gets a lower head.
+func TestPoolSharesAHeadBeforeGivingIt(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	p := startPool(t, upstream.PoolConfig{
+		HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval:    time.Hour, LagMemory: time.Hour, HeadWait: time.Hour,
+	}, forkMembers(t, a)...)
+	var m moves
+	p.ShareHeads(&m)
+	p.Head() // the first head given: 10
+	a.set(forkBlock{11, 0, 0})
+	if h, _ := receiptFrom(t, p); h != hashOf(11, 0) {
+		t.Fatalf("a receipt in %s, want block 11", h)
+	}
+	if got := m.last(); got != "rose 1" {
+		t.Errorf("the last head move shared before the answer: %q (%v), want the rise to 11", got, m.list)
+	}
 }

@@ -2,13 +2,9 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
-
-	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // A member on its own fork ahead of all others (same chain id and
@@ -128,16 +124,7 @@ func (p *Pool) checkFork(m *Member, refs []memberHead) error {
 		if heldBy(refs[:x], r.b) {
 			continue // asked already
 		}
-		params := json.RawMessage(`["0x` + strconv.FormatUint(r.b.Number, 16) + `",false]`)
-		out, err := m.Upstream.Do(ctx, jsonrpc.AppendRequest(nil, 1, p.cfg.HeadBlockMethod, params))
-		if err != nil {
-			return nil
-		}
-		_, resp, err := jsonrpc.DecodeResponse(out)
-		if err != nil || resp.Err != nil {
-			return nil
-		}
-		mine, err := parseHeadBlock(resp.Result)
+		mine, err := p.blockAt(ctx, m, r.b.Number)
 		if err != nil {
 			return nil
 		}

@@ -112,7 +112,7 @@ func (p *Pool) poll(ctx context.Context, m *Member) {
 	}
 	if p.cfg.TrackFinalized && (m.finalizedAt.Load() != n || m.finalityOff.Load()) {
 		if f, h, err := p.finalizedOf(pctx, m); err == nil {
-			if off := p.finalizedDisagrees(f, h); off != nil {
+			if off := p.finalizedDisagrees(b, f, h); off != nil {
 				// finality.go: out of service until its finalized block agrees.
 				m.finalityOff.Store(true)
 				if m.exclude(off) {
@@ -193,8 +193,14 @@ func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Re
 	if !p.started.Load() {
 		return
 	}
-	if n, ok := provenHeadOf(k, params, resp); ok && p.raise(m, n) {
-		p.shareRaise()
+	if n, ok := provenHeadOf(k, params, resp); ok {
+		p.raise(m, n)
+		if n > p.highWater.Load() {
+			// Also when m's head was raised already (a read of its head
+			// again, canonjudge.go): the fleet learns of a head before
+			// a client is given it.
+			p.shareRaise()
+		}
 	}
 }
 

@@ -56,7 +56,7 @@ func (t *tries) end(pool string) ([]byte, *jsonrpc.Response, string, error) {
 // of kind k that names old (floors) and whose member's head was sentAt when
 // it was sent: the rules of the answer, in order — verification
 // (verify.go), the member's floor (floor.go), a method the member lacks
-// (methods.go), the canonical chain (answerblock.go), safe/finalized never
+// (methods.go), the canonical chain (canonjudge.go), safe/finalized never
 // back (finality.go), node faults and lag answers retried on another member.
 func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock, t *tries, m *Member, raw []byte, resp *jsonrpc.Response, sentAt uint64) next {
 	if p.verifyAnswer(ctx, m, c, resp) != nil { // verify.go: m is quarantined
@@ -74,13 +74,12 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 		t.keep(m, raw, resp)
 		return askAnother // a member that has the method may answer it
 	}
-	if n, off := p.offCanonical(k, c.Params, resp); off {
-		// answerblock.go: m is on another branch (until its next head
-		// says otherwise); a member on the canonical one is asked.
-		m.offBranch.Store(true)
-		if c.Idempotent && p.ahead(r.tried, n-1) {
+	if n, lag := p.judgeCanon(ctx, k, c.Params, resp, m); lag {
+		// canonjudge.go: m is on another branch; a member on the
+		// canonical one is asked.
+		if c.Idempotent && p.ahead(r.tried, max(n, 1)-1) {
 			t.keep(m, raw, resp)
-			r.above = max(n, 1)
+			r.above = max(n, r.above)
 			return askAnother
 		}
 	} else {

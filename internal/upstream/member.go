@@ -25,6 +25,8 @@ type Member struct {
 	offBranch atomic.Bool
 	// reports counts the heads by hash the member reported (canon.go).
 	reports atomic.Uint64
+	// reread is a read of its head again under way (canonjudge.go).
+	reread reread
 	// lower counts the member's consecutive reports of a head below head
 	// (see Pool.report).
 	lower atomic.Int32

@@ -45,14 +45,14 @@ func BenchmarkCallKnowledge(b *testing.B) {
 }
 
 // BenchmarkCanonicalCheck is what judging an answer by (number, hash)
-// adds to a call (answerblock.go): reading the block an
+// adds to a call (canonjudge.go): reading the block an
 // eth_getTransactionByHash answer (~1 KB) names and comparing it with the
 // canonical chain's block at that height.
 func BenchmarkCanonicalCheck(b *testing.B) {
 	hash := "0x" + strings.Repeat("ab", 32)
 	tx := json.RawMessage(`{"blockHash":"` + hash + `","blockNumber":"0x1b4","from":"0x` + strings.Repeat("01", 20) +
 		`","gas":"0x5208","input":"0x` + strings.Repeat("00", 400) + `","hash":"0x` + strings.Repeat("cd", 32) + `"}`)
-	p := NewPool("bench", PoolConfig{}, MemberConfig{Upstream: Func{ID: "m"}})
+	p := NewPool("bench", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber"}, MemberConfig{Upstream: Func{ID: "m"}})
 	in := func(int) bool { return true }
 	for n := uint64(0x1b0); n <= 0x1b8; n++ {
 		blk := headBlock{Number: n, Parent: common.Hash{31: byte(n - 1)}, Hash: common.Hash{31: byte(n)}}
@@ -62,15 +62,15 @@ func BenchmarkCanonicalCheck(b *testing.B) {
 		if n == 0x1b5 {
 			blk.Parent = common.HexToHash(hash)
 		}
-		p.canon.observe(0, blk, in)
+		p.canon.observe(0, blk, nil, in)
 	}
 	k := kindOf(ruleOf("eth_getTransactionByHash"))
 	params := json.RawMessage(`["0x` + strings.Repeat("cd", 32) + `"]`)
 	resp := &jsonrpc.Response{Result: tx}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, off := p.offCanonical(k, params, resp); off {
-			b.Fatal("the canonical block judged off the chain")
+		if _, place := p.placeAnswer(k, params, resp); place != placeOn {
+			b.Fatal("the canonical block not judged on the chain")
 		}
 	}
 }

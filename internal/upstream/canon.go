@@ -103,9 +103,15 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 		c.leave(b.Number + 1)
 		c.put(b) // the head member went back to a block of the chain (a rewind's fork point)
 		return canonRewound
-	case i == c.by || headOut:
+	case i == c.by:
 		c.rewind(b, path)
-		c.by = i
+		return canonRewound
+	case headOut:
+		// Another member's branch while the head member is out: the
+		// blocks it leaves are not known abandoned (canongone.go).
+		gone := c.gone
+		c.rewind(b, path)
+		c.gone, c.by = gone, i
 		return canonRewound
 	}
 	return canonSame // another branch than the head member's

@@ -19,8 +19,11 @@ import (
 // of service — the chain reorganised to an equal or shorter fork — and
 // otherwise marks the member as on another branch; a block of the chain
 // below the head, reported by the head member, is the chain going back to
-// it (a rewind's fork point). A poll's answer is dropped when a push of
-// the member's head came while it was asked (it may be older). A member on another
+// it (a rewind's fork point). A report older than one the member already
+// made (a poll answered after a push, or after another read of its head,
+// that came while it was asked; or any report overtaken while the blocks
+// linking it were read) is dropped: it only raises the member's head,
+// never lowers it nor moves the chain. A member on another
 // branch (its last head is not the canonical block at its height, or is
 // above the canonical head after the chain went back) is not chosen
 // (choose.go) and its head does not count as the pool's, until it reports
@@ -100,9 +103,15 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 		c.leave(b.Number + 1)
 		c.put(b) // the head member went back to a block of the chain (a rewind's fork point)
 		return canonRewound
-	case i == c.by || headOut:
+	case i == c.by:
 		c.rewind(b, path)
-		c.by = i
+		return canonRewound
+	case headOut:
+		// Another member's branch while the head member is out: the
+		// blocks it leaves are not known abandoned (canongone.go).
+		gone := c.gone
+		c.rewind(b, path)
+		c.gone, c.by = gone, i
 		return canonRewound
 	}
 	return canonSame // another branch than the head member's
@@ -194,7 +203,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	var seq uint64
 	if b.asked != 0 {
 		if !m.reports.CompareAndSwap(b.asked-1, b.asked) {
-			p.report(m, b.Number) // another report came while the poll was out: the poll's block may be older
+			p.raise(m, b.Number) // another report came while the poll was out: the poll's block may be older
 			return
 		}
 		seq = b.asked
@@ -222,7 +231,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	c.mu.Lock()
 	if m.reports.Load() != seq {
 		c.mu.Unlock()
-		p.report(m, b.Number) // a newer report of m came during the reads: b may be older
+		p.raise(m, b.Number) // a newer report of m came during the reads: b may be older
 		return
 	}
 	was := c.head

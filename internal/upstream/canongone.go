@@ -13,7 +13,9 @@ import "github.com/ethereum/go-ethereum/common"
 // member is on another branch (not chosen), and the head joins the blocks
 // gone, so that the branch's next heads are known too. The head member
 // itself is followed wherever it goes (the chain may come back to a
-// branch it left, as a node's does).
+// branch it left, as a node's does). Blocks the chain leaves for another
+// member's branch while the head member is out of service are not
+// recorded: nothing says which branch was abandoned.
 
 // goneBlocks is a ring of the hashes of blocks that left the chain.
 type goneBlocks struct {

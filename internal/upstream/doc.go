@@ -12,12 +12,15 @@
 // chain by hash — a hash-linked window of recent blocks built from heads
 // polled as blocks (PoolConfig.HeadBlockMethod) and pushed with their
 // hashes, which judges members on another branch (canon.go, headblock.go),
-// and its changes told to followers by hash, blocks joining and leaving
-// (canonfollow.go) —, the head it shares with a fleet's other replicas
+// links a new head to it by reading the blocks between from its member
+// (canonlink.go), leaves a lagging member on an abandoned branch
+// unfollowed (canongone.go), and tells its changes to followers by hash,
+// blocks joining and leaving (canonfollow.go) —, the head it shares with a fleet's other replicas
 // (fleethead.go: it tells its HeadSharer of head moves and takes their
 // heads as its mark through PeerHead; the sharing itself is
 // internal/fleethead's),
-// the answers that name a block off it (answerblock.go), members on a fork
+// the answers that name a block off it or above its head, each log and
+// block receipt by its own block (canonjudge.go, answerblock.go), members on a fork
 // of their own ahead of the others (forkahead.go), and what is final for
 // the cache as the member that answered has it (final.go) —, `safe` and
 // `finalized` answers that never go back and members whose finalized

@@ -85,3 +85,38 @@ func TestPoolTakesOutAMemberFinalizingAnotherChain(t *testing.T) {
 	b.finalizedAt(forkBlock{9, 0, 0})
 	testenv.WaitFor(t, 10*time.Second, "b back in service", func() bool { return p.Members()[1].Healthy() })
 }
+
+// TestPoolJudgesFinalityOnlyOnAChainHoldingTheHead: the head member moves
+// to a fork from block 9 (the chain follows it, linked); the other member
+// is still on the old branch, which it extends, with its finalized block
+// on that branch. Its finalized block is not judged against a chain that
+// does not hold its head: it stays in service (on another branch, not
+// chosen), not taken out as a member finalizing another chain.
+func TestPoolJudgesFinalityOnlyOnAChainHoldingTheHead(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{9, 0, 0})
+	b := newForkNode(t, "b", forkBlock{9, 0, 0})
+	p := startPool(t, upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", TrackFinalized: true,
+		HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour},
+		forkMembers(t, a, b)...)
+	a.set(forkBlock{10, 0, 0})
+	b.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "both at 10", func() bool { return p.Members()[0].Head() == 10 && p.Members()[1].Head() == 10 })
+	a.setFork(forkBlock{11, 1, 1}, 1) // 11/1 on 10/1 on 9/0
+	testenv.WaitFor(t, 10*time.Second, "the chain on fork 1 at 10", func() bool {
+		h, ok := p.Canonical(10)
+		return ok && h.Hex() == hashOf(10, 1)
+	})
+	b.finalizedAt(forkBlock{10, 0, 0})
+	for n := uint64(11); n <= 13; n++ { // each head asks b's finalized block again
+		b.set(forkBlock{n, 0, 0})
+		testenv.WaitFor(t, 10*time.Second, "b's head to move", func() bool { return p.Members()[1].Head() == n })
+	}
+	if !p.Members()[1].Healthy() {
+		t.Fatalf("b taken out of service: %s", p.Status()[1].LastError)
+	}
+	for i := range 20 {
+		if m := answeredBy(t, p); m != "a" {
+			t.Fatalf("call %d answered by %s, on the abandoned branch", i, m)
+		}
+	}
+}

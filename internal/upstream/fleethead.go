@@ -44,12 +44,18 @@ func (p *Pool) shareRaise() {
 }
 
 // PeerHead is a head another replica gave a client: its number and hash;
-// rewound, its chain went back to that block (a reorg to a shorter
-// fork). A higher head raises the pool's mark (a head the pool's
-// canonical chain already holds is at or below it; the hash is for the
-// routing by hash to come); a rewind lowers a mark above it to the best
-// head of the pool's members.
+// rewound, its chain went back to that block (a reorg to an equal or
+// shorter fork). A higher head raises the pool's mark; a rewind lowers a
+// mark above it to the best head of the pool's members. A head whose
+// hash the pool's canonical chain does not hold at its height (another
+// replica saw a block or a fork first) has the members polled at once,
+// so that the chain follows them without waiting for HeadInterval.
 func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
+	if hash != (common.Hash{}) && p.cfg.HeadBlockMethod != "" {
+		if h, ok := p.Canonical(number); !ok || h != hash {
+			p.poke()
+		}
+	}
 	if rewound {
 		for {
 			hw := p.highWater.Load()

@@ -108,3 +108,23 @@ func TestPoolSharesAHeadBeforeGivingIt(t *testing.T) {
 		t.Errorf("the last head move shared before the answer: %q (%v), want the rise to 11", got, m.list)
 	}
 }
+
+// TestPoolPollsAtOnceForAPeerHeadOnAnotherBranch: heads are polled once
+// an hour; the member moves to an equal fork, and another replica
+// publishes that fork's head as a rewind: the member is polled at once
+// and the chain follows it.
+func TestPoolPollsAtOnceForAPeerHeadOnAnotherBranch(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	p := startPool(t, upstream.PoolConfig{
+		HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval:    time.Hour, LagMemory: time.Hour, HeadWait: time.Hour,
+	}, forkMembers(t, a)...)
+	testenv.WaitFor(t, 10*time.Second, "the chain at 10", func() bool { return p.Head() == 10 })
+	a.set(forkBlock{10, 1, 0})
+	testenv.WaitFor(t, 10*time.Second, "the chain to follow the fork the peer gave", func() bool {
+		// (given again until then: the head trackers may not wait yet)
+		p.PeerHead(10, common.HexToHash(hashOf(10, 1)), true)
+		h, ok := p.Canonical(10)
+		return ok && h.Hex() == hashOf(10, 1)
+	})
+}

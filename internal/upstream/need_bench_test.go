@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +72,32 @@ func BenchmarkCanonicalCheck(b *testing.B) {
 	for b.Loop() {
 		if _, place := p.placeAnswer(k, params, resp); place != placeOn {
 			b.Fatal("the canonical block not judged on the chain")
+		}
+	}
+}
+
+// BenchmarkCanonicalCheckLogs is what judging an eth_getLogs answer by
+// the block of each log adds to a call (canonjudge.go): 100 logs in 4
+// blocks of the chain, each block looked up once.
+func BenchmarkCanonicalCheckLogs(b *testing.B) {
+	p := NewPool("bench", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber"}, MemberConfig{Upstream: Func{ID: "m"}})
+	in := func(int) bool { return true }
+	for n := uint64(1); n <= 10; n++ {
+		p.canon.observe(0, headBlock{Number: n, Parent: common.Hash{31: byte(n - 1)}, Hash: common.Hash{31: byte(n)}}, nil, in)
+	}
+	var logs []string
+	for i := range 100 {
+		n := 7 + i/25
+		logs = append(logs, `{"address":"0x`+strings.Repeat("01", 20)+`","blockHash":"`+(common.Hash{31: byte(n)}).Hex()+
+			`","blockNumber":"0x`+strconv.FormatUint(uint64(n), 16)+`","data":"0x`+strings.Repeat("00", 64)+`","logIndex":"0x0","removed":false}`)
+	}
+	resp := &jsonrpc.Response{Result: json.RawMessage("[" + strings.Join(logs, ",") + "]")}
+	k := kindOf(ruleOf("eth_getLogs"))
+	params := json.RawMessage(`[{"fromBlock":"0x7","toBlock":"0xa"}]`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, place := p.placeAnswer(k, params, resp); place != placeOn {
+			b.Fatal("logs of the chain not judged on it")
 		}
 	}
 }

@@ -105,12 +105,13 @@ func TestDashboardInChromium(t *testing.T) {
 
 	dom := string(runChromium(t, bin, base+"#token="+dashToken+"&key="+id, "--dump-dom"))
 	for _, want := range []string{
-		"dashboard-owner-7",      // the key's name in the keys table
-		`<td class="num">7</td>`, // eth_blockNumber's requests in the usage table
-		`id="total-requests">9<`, // every call of the key, the unknown ones included
-		"(unknown)",              // the unknown method, by its label
-		"in service",             // the embedded upstream's state
-		`class="bar"`,            // the charts were drawn
+		"dashboard-owner-7",            // the key's name in the keys table
+		`<td class="num">7</td>`,       // eth_blockNumber's requests in the usage table
+		`id="total-requests">9<`,       // every call of the key, the unknown ones included
+		"(unknown)",                    // the unknown method, by its label
+		"in service",                   // the embedded upstream's state
+		`<td class="num floor">0</td>`, // the embedded upstream's floors (an archive: block 0)
+		`class="bar"`,                  // the charts were drawn
 	} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("dashboard DOM lacks %q", want)

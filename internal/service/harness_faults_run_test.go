@@ -25,10 +25,7 @@ func TestMembersThatLieAndStall(t *testing.T) {
 	calls := harnessCalls(t, b.url())
 	t.Logf("%d distinct calls", len(calls))
 
-	lieCalls, stallCalls := 3000, 2000
-	if harnessLong() {
-		lieCalls, stallCalls = 100_000, 20_000
-	}
+	lieCalls, stallCalls := harnessSize()
 	covered := []string{faultproxy.WayHash, faultproxy.WayParentHash, faultproxy.WayTransactionsRoot, faultproxy.WayTxField, faultproxy.WayAnother}
 	receiptWays := []string{faultproxy.WayReceiptStatus, faultproxy.WayLogData}
 	for _, tc := range []struct {
@@ -41,7 +38,7 @@ func TestMembersThatLieAndStall(t *testing.T) {
 			honest := faultproxy.Start(t, b.url(), faultproxy.Config{})
 			url, _ := harnessService(t, liar.URL, honest.URL, tc.receiptsRoot)
 			run := &harnessRun{}
-			loop(calls, lieCalls, 4, []string{url}, []*harnessRun{run})
+			loop(calls, lieCalls, 4, []string{url}, []*harnessRun{run}, harnessUntil(t, 3))
 			lies := liar.Lies()
 			var told int64
 			for _, n := range lies {
@@ -71,7 +68,7 @@ func TestMembersThatLieAndStall(t *testing.T) {
 		stalled, plain := &harnessRun{}, &harnessRun{}
 		stalledURL, stalledPool := harnessService(t, staller.URL, honest.URL, false)
 		plainURL, plainPool := harnessService(t, plainA.URL, plainB.URL, false)
-		loop(calls, stallCalls, 4, []string{stalledURL, plainURL}, []*harnessRun{stalled, plain})
+		loop(calls, stallCalls, 4, []string{stalledURL, plainURL}, []*harnessRun{stalled, plain}, harnessUntil(t, 1))
 		upstreamCalls := float64(staller.Calls.Load()+honest.Calls.Load()) / float64(stalled.calls.Load())
 		plainCalls := float64(plainA.Calls.Load()+plainB.Calls.Load()) / float64(plain.calls.Load())
 		sent, won := stalledPool.Hedges()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,10 @@ import (
 // the same imported chain, a faultproxy in front of each, nodegate in
 // front of both, and clients that compare every answer with the honest
 // node's. CI runs the short form; NODEGATE_HARNESS_LONG=1 the long one
-// (10^5 calls to the liar, 2·10^4 calls a pool for the stall).
+// (10^5 calls to the liar, 2·10^4 calls a pool for the stall), or
+// NODEGATE_HARNESS_LONG=N for N calls to the liar and N/5 a pool (a scaled
+// run). Every loop also ends at its share of the test's -timeout (and says
+// how many calls it made): give the long form -timeout 60m.
 
 // harnessCall is a client call and the honest node's answer to it.
 type harnessCall struct {
@@ -155,14 +159,18 @@ func sameAnswer(a, b json.RawMessage) bool {
 }
 
 // loop runs clients that send n calls in all, each call to every url in
-// turn (side by side), judged in runs[i].
-func loop(calls []harnessCall, n, clients int, urls []string, runs []*harnessRun) {
+// turn (side by side), judged in runs[i]; they stop sending at until
+// (zero: no bound).
+func loop(calls []harnessCall, n, clients int, urls []string, runs []*harnessRun, until time.Time) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range clients {
 		wg.Go(func() {
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+				if !until.IsZero() && time.Now().After(until) {
+					return
+				}
 				c := calls[int(i)%len(calls)]
 				for j, u := range urls {
 					runs[j].ask(client, u, c)
@@ -173,7 +181,34 @@ func loop(calls []harnessCall, n, clients int, urls []string, runs []*harnessRun
 	wg.Wait()
 }
 
-func harnessLong() bool { return os.Getenv("NODEGATE_HARNESS_LONG") != "" }
+// harnessSize is the calls to the liar and a pool's for the stall: the
+// short form's, or NODEGATE_HARNESS_LONG's.
+func harnessSize() (lieCalls, stallCalls int) {
+	switch v := os.Getenv("NODEGATE_HARNESS_LONG"); v {
+	case "":
+		return 3000, 2000
+	case "1":
+		return 100_000, 20_000
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return 100_000, 20_000
+		}
+		return n, max(n/5, 1)
+	}
+}
+
+// harnessUntil is when a loop of the test stops: its share (one of
+// loops) of the time left before the test's deadline, less a margin for
+// the rest (zero: no deadline).
+func harnessUntil(t *testing.T, loops int) time.Time {
+	dl, ok := t.Deadline()
+	if !ok {
+		return time.Time{}
+	}
+	left := time.Until(dl) - time.Minute
+	return time.Now().Add(max(left/time.Duration(loops), time.Second))
+}
 
 // receiptCalls counts the receipt and log calls among calls.
 func receiptCalls(calls []harnessCall) int {

@@ -34,7 +34,8 @@
 // reads — a read its member is late on sent to a second member, the
 // first answer kept, and the calls of a member that hangs or goes out
 // given to another (hedge.go, hedgewatch.go), by each method's recent
-// latency on each member (latency.go) —, reading
+// latency on each member (latency.go; the delay's rule, hedgedelay.go) —,
+// reading
 // what a method says about blocks from the rule the call carries — the
 // block a call names, a lagging member's answer, what an answer proves
 // (need.go, proof.go; the facts are methods.Rule's, never a table here) —
@@ -44,7 +45,9 @@
 // naming an old block by them (floor.go; what a method needs is
 // methods.Rule.Needs) —,
 // the quarantine of a member whose answer failed the family's checks
-// (PoolConfig.Verify; verify.go: what is checked is internal/verify's),
+// (PoolConfig.Verify; verify.go: what is checked is internal/verify's;
+// PoolConfig.VerifyMore, the checks that ask the member more such as the
+// receipts root: verifymore.go),
 // the sending of signed transactions to every member (broadcast.go), once
 // decoded and checked (rawtx.go), bounded per member and held in the
 // caller's count while they run (broadcast_bound.go), and again to a

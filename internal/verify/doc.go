@@ -10,10 +10,13 @@
 //
 // Which kind of answer a method gives is its methods.Rule's Answer (a rule
 // written for one method holds for every method of its kind); which
-// checks run is Checks, per network. Pending blocks, and anything without
+// checks run is Checks, per network. The receipts-root check
+// (receiptsroot.go, opt-in) needs the block's header and receipts: it
+// names what to fetch and checks what its caller fetched. Pending blocks, and anything without
 // a hash, are not mined blocks and are not checked; nor is a null.
 //
 // It owns pure functions over an answer's bytes and its call's params: it
 // must not do I/O, know members or pools (internal/upstream calls it
-// through PoolConfig.Verify and decides what a failure does), or log.
+// through PoolConfig.Verify and VerifyMore, fetches, and decides what a
+// failure does), or log.
 package verify

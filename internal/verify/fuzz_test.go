@@ -39,3 +39,21 @@ func FuzzRefOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAgainstRoot: no answer, header or receipts, however malformed,
+// panics the receipts-root check, for each kind it reads.
+func FuzzAgainstRoot(f *testing.F) {
+	f.Add(`{"transactionHash":"0x01","transactionIndex":"0x5","status":"0x1","logs":[]}`, `{"number":"0x1"}`, `[{"logs":[{}]}]`)
+	f.Add(`[{"blockHash":"0x0000000000000000000000000000000000000000000000000000000000000001","logIndex":"0x0"}]`, `{}`, `[]`)
+	f.Add(`null`, `[`, `{`)
+	methods := []string{"eth_getTransactionReceipt", "eth_getBlockReceipts", "eth_getLogs"}
+	f.Fuzz(func(t *testing.T, result, header, receipts string) {
+		for _, m := range methods {
+			r := rule(t, m)
+			for _, h := range RootBlocks(r, json.RawMessage(result)) {
+				_ = AgainstRoot(r, json.RawMessage(result), h, json.RawMessage(header), json.RawMessage(receipts))
+			}
+			_ = AgainstRoot(r, json.RawMessage(result), [32]byte{}, json.RawMessage(header), json.RawMessage(receipts))
+		}
+	})
+}

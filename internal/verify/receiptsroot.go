@@ -109,8 +109,8 @@ func receiptInRoot(result json.RawMessage, rs types.Receipts) error {
 	if err := json.Unmarshal(result, &r); err != nil {
 		return fail(CheckReceiptsRoot, "receipt does not decode: %v", err)
 	}
-	i := int(r.TransactionIndex)
-	if i >= len(rs) || rs[i].TxHash != r.TxHash {
+	i := r.TransactionIndex
+	if i >= uint(len(rs)) || rs[i].TxHash != r.TxHash {
 		return fail(CheckReceiptsRoot, "receipt of %s at index %d is not in its block's receipts", r.TxHash, i)
 	}
 	got, err1 := r.MarshalBinary()

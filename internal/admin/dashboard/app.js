@@ -179,6 +179,15 @@ function drawBars(svg, entries) {
   });
 }
 
+// upstreamState is an upstream's state as the table says it: in service,
+// out, or quarantined (an answer failed verification) until a time.
+function upstreamState(u) {
+  if (u.quarantined_until && Date.parse(u.quarantined_until) > Date.now()) {
+    return "quarantined until " + new Date(u.quarantined_until).toLocaleTimeString();
+  }
+  return u.healthy ? "in service" : "out";
+}
+
 function renderUpstreams(nets) {
   const body = $("#upstreams tbody");
   body.replaceChildren();
@@ -186,9 +195,11 @@ function renderUpstreams(nets) {
     const members = (n.upstreams || []).map((u) => [u, ""]).concat((n.partners || []).map((u) => [u, " (partner)"]));
     for (const [u, suffix] of members) {
       body.append(el("tr", {}, el("td", {}, n.network), el("td", {}, u.name + suffix),
-        el("td", { class: u.healthy ? "up" : "down" }, u.healthy ? "in service" : "out"),
+        el("td", { class: u.healthy ? "up" : "down" }, upstreamState(u)),
         el("td", { class: "num" }, num(u.head)), el("td", { class: "num" }, num(u.lag)),
-        el("td", { class: "num" }, u.latency_ms), el("td", { class: "num" }, u.in_flight), el("td", {}, u.last_error || "")));
+        el("td", { class: "num" }, u.latency_ms), el("td", { class: "num" }, u.in_flight),
+        el("td", { class: "num floor" }, num(u.state_from)), el("td", { class: "num floor" }, num(u.logs_from)),
+        el("td", { class: "num" }, num(u.verify_failures || 0)), el("td", {}, u.last_error || "")));
     }
   }
 }

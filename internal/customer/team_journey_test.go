@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -221,6 +222,7 @@ func TestBrowserTeamJourney(t *testing.T) {
 	signOutIn(t, ctx, s.URL(), "owner@example.com", "owner password ok")
 	secret := ownerSetsLimitAndWebhook(t, ctx, base, keyID, hook)
 	alertOnceAt75(t, s, mail, hook, rpcURL, token, secret)
+	journeyShots(t, ctx, base+"/alerts", "journey-alerts")
 
 	eventually(t, "the analytics page shows eth_blockNumber's latency", func() bool {
 		do(t, ctx, "open analytics", chromedp.Navigate(base+"/analytics?period=1h"))
@@ -233,7 +235,20 @@ func TestBrowserTeamJourney(t *testing.T) {
 		chromedp.Click(chromedp.ID("invite")))
 	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(".signout button")), chromedp.WaitVisible(chromedp.ID("signin-form")))
 	joinWith(t, ctx, invitationLink(t, mail, s.URL(), "viewer@example.com"), "viewer password ok")
+	journeyShots(t, ctx, base+"/keys/"+keyID, "journey-viewer-key")
 	viewerChangesNothing(t, ctx, s, base, keyID)
+}
+
+// journeyShots opens url at 390 and 1280 px, checks its layout, and
+// saves its screenshots (name-390, name-1280) for docs/dashboard.md.
+func journeyShots(t *testing.T, ctx context.Context, url, name string) {
+	t.Helper()
+	for _, width := range []int{390, 1280} {
+		do(t, ctx, "set the window", chromedp.EmulateViewport(int64(width), 900))
+		do(t, ctx, "open "+name, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("main")))
+		checkLayout(t, ctx, width, name)
+		shot(t, ctx, name+"-"+strconv.Itoa(width))
+	}
 }
 
 // adminSecuresAKey makes a key on the pages, allows 127.0.0.1 only,
@@ -349,8 +364,9 @@ func deliveredBoth(t *testing.T, s *service.Service) bool {
 	return n == 2 && len(ds) == 2
 }
 
-// viewerChangesNothing: the viewer reads the keys, the key, the alerts and
-// the analytics, finds no form that changes them, and a POST it forges
+// viewerChangesNothing: the viewer reads the keys, the key (its client
+// addresses, public keys and limits too), the alerts and the analytics,
+// finds no form that changes them, and a POST it forges
 // with its own form token is refused 403, the key unchanged.
 func viewerChangesNothing(t *testing.T, ctx context.Context, s *service.Service, base, keyID string) {
 	for _, p := range []struct{ path, shows, noForm string }{
@@ -366,6 +382,11 @@ func viewerChangesNothing(t *testing.T, ctx context.Context, s *service.Service,
 		}
 	}
 	do(t, ctx, "open the key", chromedp.Navigate(base+"/keys/"+keyID), chromedp.WaitVisible(chromedp.ID("read-only")))
+	for sel, want := range map[string]string{"#read-ips": "127.0.0.1/32", "#read-jwt": "journey (ES256); every request must send a JWT", "#read-daily": "800"} {
+		if got := text(t, ctx, sel); got != want {
+			t.Errorf("the viewer's key page shows %s as %q, want %q", sel, got, want)
+		}
+	}
 	// The key page has no form for a viewer: forge one, with the viewer's
 	// own form token (the sign-out form's), as a script could.
 	forge := `(() => {

@@ -58,39 +58,20 @@ func hashValue(v []byte) (common.Hash, bool) {
 	return h, true
 }
 
-// answered is the block an answer names (answerBlock), read once for the
-// rules that judge the answer by its block: the canonical chain (below)
-// and the head it proves (proof.go). ok is false for an error, an answer
-// that names no mined block, or a call about the pending block.
-type answered struct {
-	n  uint64
-	h  common.Hash
-	ok bool
-}
-
-// blockAnswered reads the block resp, the answer to a call of kind k with
-// params, names.
-func (k kind) blockAnswered(params json.RawMessage, resp *jsonrpc.Response) answered {
+// offCanonical reports whether resp, an answer to a call of kind k with
+// params, names a block whose hash is not the canonical one at its height
+// (the window holds that height with another hash), and that height.
+func (p *Pool) offCanonical(k kind, params json.RawMessage, resp *jsonrpc.Response) (uint64, bool) {
 	if resp.Err != nil || k.Proves == "" || k.Proves == methods.ProvesHead {
-		return answered{}
+		return 0, false
 	}
 	n, h, ok := k.answerBlock(resp.Result)
 	if !ok || namesPending(k, params) {
-		return answered{}
-	}
-	return answered{n: n, h: h, ok: true}
-}
-
-// offCanonical reports whether a, the block an answer names, is not the
-// canonical one at its height (the window holds that height with another
-// hash), and that height.
-func (p *Pool) offCanonical(a answered) (uint64, bool) {
-	if !a.ok {
 		return 0, false
 	}
 	c := p.canon
 	c.mu.Lock()
-	ch, held := c.at(a.n)
+	ch, held := c.at(n)
 	c.mu.Unlock()
-	return a.n, held && ch != a.h
+	return n, held && ch != h
 }

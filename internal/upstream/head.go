@@ -190,16 +190,10 @@ func (p *Pool) raise(m *Member, n uint64) bool {
 // m never has a later call sent where N is unknown. An unstarted pool
 // tracks no heads and learns nothing.
 func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Response) {
-	p.learnAnswered(m, k, params, resp, answered{})
-}
-
-// learnAnswered is learn given a, the block the answer names when it was
-// read already (judge.go; zero: not read, or none).
-func (p *Pool) learnAnswered(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Response, a answered) {
 	if !p.started.Load() {
 		return
 	}
-	if n, ok := provenHeadOf(k, params, resp, a); ok && p.raise(m, n) {
+	if n, ok := provenHeadOf(k, params, resp); ok && p.raise(m, n) {
 		p.shareRaise()
 	}
 }

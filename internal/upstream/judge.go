@@ -74,8 +74,7 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 		t.keep(m, raw, resp)
 		return askAnother // a member that has the method may answer it
 	}
-	blk := k.blockAnswered(c.Params, resp) // one read of the block the answer names, for the chain rules
-	if n, off := p.offCanonical(blk); off {
+	if n, off := p.offCanonical(k, c.Params, resp); off {
 		// answerblock.go: m is on another branch (until its next head
 		// says otherwise); a member on the canonical one is asked.
 		m.offBranch.Store(true)
@@ -85,7 +84,7 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 			return askAnother
 		}
 	} else {
-		p.learnAnswered(m, k, c.Params, resp, blk)
+		p.learn(m, k, c.Params, resp)
 	}
 	if n, ok, behind := p.tagBehind(k, r.ref, resp); behind && c.Idempotent && p.ahead(r.tried, 0) {
 		t.keep(m, raw, resp)

@@ -69,7 +69,7 @@ func BenchmarkCanonicalCheck(b *testing.B) {
 	resp := &jsonrpc.Response{Result: tx}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, off := p.offCanonical(k.blockAnswered(params, resp)); off {
+		if _, off := p.offCanonical(k, params, resp); off {
 			b.Fatal("the canonical block judged off the chain")
 		}
 	}

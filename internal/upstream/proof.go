@@ -17,13 +17,7 @@ import (
 
 // provenHeadOf is the block number that answer resp to a call of kind k
 // with params proves its member has mined (false when it proves nothing).
-// a is the block the answer names when judge read it already
-// (answerblock.go): a mined block (its number beside its hash, the call
-// not about the pending block) proves its number, as read below.
-func provenHeadOf(k kind, params json.RawMessage, resp *jsonrpc.Response, a answered) (uint64, bool) {
-	if a.ok {
-		return a.n, true
-	}
+func provenHeadOf(k kind, params json.RawMessage, resp *jsonrpc.Response) (uint64, bool) {
 	if k.Proves == "" || namesPending(k, params) {
 		return 0, false
 	}

@@ -42,13 +42,9 @@ func TestProvenHeadOf(t *testing.T) {
 			if tc.result == "" {
 				resp.Err = jsonrpc.NewError(-32000, "header not found")
 			}
-			k, params := kindOf(ruleOf(tc.method)), json.RawMessage(tc.params)
-			// The answer's block unread (learn), and read once before (judge).
-			for _, a := range []answered{{}, k.blockAnswered(params, resp)} {
-				n, ok := provenHeadOf(k, params, resp, a)
-				if ok != (tc.proves != 0) || n != tc.proves {
-					t.Fatalf("proves %d %v, want %d (block read before: %v)", n, ok, tc.proves, a.ok)
-				}
+			n, ok := provenHeadOf(kindOf(ruleOf(tc.method)), json.RawMessage(tc.params), resp)
+			if ok != (tc.proves != 0) || n != tc.proves {
+				t.Fatalf("proves %d %v, want %d", n, ok, tc.proves)
 			}
 		})
 	}
@@ -88,13 +84,7 @@ func FuzzProvenHeadOf(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, method, params, result string) {
 		k := kindOf(ruleOf(method))
-		resp := &jsonrpc.Response{Result: json.RawMessage(result)}
-		n, ok := provenHeadOf(k, json.RawMessage(params), resp, answered{})
-		if a := k.blockAnswered(json.RawMessage(params), resp); a.ok {
-			if shared, sharedOK := provenHeadOf(k, json.RawMessage(params), resp, a); shared != n || sharedOK != ok {
-				t.Fatalf("the block read once proves %d %v, read apart %d %v", shared, sharedOK, n, ok)
-			}
-		}
+		n, ok := provenHeadOf(k, json.RawMessage(params), &jsonrpc.Response{Result: json.RawMessage(result)})
 		if !ok && n != 0 {
 			t.Fatalf("a number without a proof: %d", n)
 		}

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,33 +56,17 @@ func TestRollingDrainNoEOF(t *testing.T) {
 		code, _, _ := post(nil, endpoint, chainIDCall)
 		return code == 200
 	})
-	mix, err := bench.ParseMix("eth_blockNumber=1,eth_chainId=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	res := make(chan *bench.Result, 1)
-	go func() {
-		r, err := bench.Run(ctx, bench.Config{URL: endpoint, Mix: mix, Concurrency: 8,
-			Target: bench.Target{CallTo: bench.DefaultCallTo, CallFrom: bench.DefaultCallFrom, CallData: bench.DefaultCallData}, Batch: 1, Duration: 10 * time.Minute, Timeout: 30 * time.Second})
-		if err != nil {
-			t.Error(err)
-			r = &bench.Result{}
-		}
-		res <- r
-	}()
-	time.Sleep(time.Second)
-	for range 2 {
-		for _, r := range replicas {
-			if code := r.stop(syscall.SIGTERM); code != 0 {
-				t.Errorf("replica %s exited %d on SIGTERM", r.rpc, code)
+	rolled := loadWhile(t, endpoint, func() {
+		for range 2 {
+			for _, r := range replicas {
+				if code := r.stop(syscall.SIGTERM); code != 0 {
+					t.Errorf("replica %s exited %d on SIGTERM", r.rpc, code)
+				}
+				r.start()
+				time.Sleep(time.Second) // HAProxy: rise 2 x inter 200ms
 			}
-			r.start()
-			time.Sleep(time.Second) // HAProxy: rise 2 x inter 200ms
 		}
-	}
-	cancel()
-	rolled := <-res
+	})
 	failed := rolled.Errors.Transport + rolled.Errors.HTTP + rolled.Errors.Malformed + rolled.Errors.RPC
 	t.Logf("two rolling drains of 2 replicas behind HAProxy without retries: %d calls, %d failed (%+v)", rolled.Calls, failed, rolled.Errors)
 	if failed != 0 || rolled.Calls == 0 {

@@ -220,27 +220,8 @@ shutdown: { drain_delay: 2s, timeout: 10s }
 		code, _, _ := post(http.DefaultClient, endpoint, chainIDCall)
 		return code == 200
 	})
-	mix, err := bench.ParseMix("eth_blockNumber=1,eth_chainId=1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	underLoad := func(during func()) *bench.Result {
-		ctx, cancel := context.WithCancel(context.Background())
-		res := make(chan *bench.Result, 1)
-		go func() {
-			r, err := bench.Run(ctx, bench.Config{URL: endpoint, Mix: mix, Concurrency: 8,
-				Target: bench.Target{CallTo: bench.DefaultCallTo, CallFrom: bench.DefaultCallFrom, CallData: bench.DefaultCallData}, Batch: 1, Duration: 10 * time.Minute, Timeout: 30 * time.Second})
-			if err != nil {
-				t.Error(err)
-				r = &bench.Result{}
-			}
-			res <- r
-		}()
-		time.Sleep(time.Second)
-		during()
-		time.Sleep(time.Second)
-		cancel()
-		return <-res
+		return loadWhile(t, endpoint, func() { during(); time.Sleep(time.Second) })
 	}
 	failed := func(r *bench.Result) int64 {
 		return r.Errors.Transport + r.Errors.HTTP + r.Errors.Malformed + r.Errors.RPC

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/internal/bench"
 )
 
 // buildNodegate builds the nodegate binary into dir.
@@ -89,4 +93,30 @@ backend nodegate
 	}
 	t.Cleanup(func() { _ = hp.Process.Kill(); _ = hp.Wait() })
 	return b
+}
+
+// loadWhile runs during while 8 keep-alive clients call endpoint
+// (eth_blockNumber and eth_chainId, one at a time each), starting a second
+// before it, and returns what the clients saw.
+func loadWhile(t *testing.T, endpoint string, during func()) *bench.Result {
+	t.Helper()
+	mix, err := bench.ParseMix("eth_blockNumber=1,eth_chainId=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan *bench.Result, 1)
+	go func() {
+		r, err := bench.Run(ctx, bench.Config{URL: endpoint, Mix: mix, Concurrency: 8,
+			Target: bench.Target{CallTo: bench.DefaultCallTo, CallFrom: bench.DefaultCallFrom, CallData: bench.DefaultCallData}, Batch: 1, Duration: 10 * time.Minute, Timeout: 30 * time.Second})
+		if err != nil {
+			t.Error(err)
+			r = &bench.Result{}
+		}
+		res <- r
+	}()
+	time.Sleep(time.Second)
+	during()
+	cancel()
+	return <-res
 }

@@ -50,13 +50,13 @@ func NullID() json.RawMessage { return nullID }
 // empty batch or a batch over maxBatch is an error for the whole body.
 // JSON text is UTF-8 (RFC 8259, section 8.1): a body with invalid UTF-8
 // anywhere is a parse error, so that no id or method name is ever echoed
-// into an answer that is not valid JSON itself (encoding/json's Valid does
-// not check the encoding of strings).
+// into an answer that is not valid JSON itself (the JSON check, like
+// encoding/json's Valid, does not check the encoding of strings).
 func Parse(body []byte, maxBatch int) (msgs []Message, batch bool, err *Error) {
 	if !utf8.Valid(body) {
 		return nil, false, ErrNotUTF8()
 	}
-	if !json.Valid(body) {
+	if !valid(body) {
 		return nil, false, ErrParse()
 	}
 	i := skipSpace(body, 0)
@@ -166,7 +166,7 @@ func validID(id []byte) bool {
 	case c == '"', c == '-', c >= '0' && c <= '9':
 		return true
 	case c == 'n':
-		return true // null: json.Valid ruled out anything else starting with n
+		return true // null: the body is valid JSON, so nothing else starts with n
 	}
 	return false
 }

@@ -145,7 +145,7 @@ func skipString(b []byte, i int) (int, error) {
 	for {
 		// Jump to the next quote (IndexByte is vectorised), then count the
 		// backslashes before it: an odd run escapes it. Control characters
-		// are not checked here: requests are json.Valid before they are
+		// are not checked here: requests are checked valid JSON before they are
 		// scanned, and a node's answer is passed on as it came.
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {

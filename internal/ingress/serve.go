@@ -64,6 +64,9 @@ func (s *Server) serveTo(ctx context.Context, w *answerWriter, body []byte, netw
 		w.closeConn = true
 	}
 	o := &answerOrder{w: w, msgs: msgs, at: at, calls: calls, answers: make([]*jsonrpc.Response, len(calls)), batch: batch}
+	if batch {
+		o.kept = make([]jsonrpc.Response, len(calls))
+	}
 	w.batch = batch
 	s.Pipeline.ServeBatch(ctx, calls, pipeline.BatchLimits{MaxAnswerBytes: answerBudget(key), Parallelism: parallelism}, o.emit)
 	if w.err == nil {
@@ -106,6 +109,7 @@ type answerOrder struct {
 	at      []int
 	calls   []*pipeline.Call
 	answers []*jsonrpc.Response
+	kept    []jsonrpc.Response // a batch's answers as metering keeps them: their errors, not their results
 	batch   bool
 	next    int // the next entry of msgs to write
 }
@@ -129,7 +133,8 @@ func (o *answerOrder) emit(i int, r *jsonrpc.Response) error {
 	if !o.batch {
 		o.answers[i] = r
 	} else {
-		o.answers[i] = &jsonrpc.Response{Err: r.Err}
+		o.kept[i] = jsonrpc.Response{Err: r.Err} // one allocation for the batch, not one per answer
+		o.answers[i] = &o.kept[i]
 	}
 	if o.calls[i].Req.Notification {
 		return o.w.err

@@ -44,12 +44,8 @@ func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 			return true
 		}
 		v, err := args[i].decode(elem)
-		var ke *keyError
-		if errors.As(err, &ke) {
-			// The node checks such values in the method, after every arg
-			// decoded and the block resolved: an arg error further on, and
-			// the node's block error, win over this one.
-			v, err = &Deferred{Index: i, Placeholder: ke.placeholder, Err: jsonrpc.ErrInvalidParams(ke.msg)}, nil
+		if err != nil {
+			v, err = deferKeyError(i, v, err)
 		}
 		if err != nil {
 			argErr = argError(i, err)
@@ -71,6 +67,20 @@ func parseArgs(params []byte, args []arg) ([]any, *jsonrpc.Error) {
 		out = append(out, nil)
 	}
 	return out, nil
+}
+
+// deferKeyError turns a key's error (keyError) into a Deferred value: the
+// node checks such values in the method, after every arg decoded and the
+// block resolved, so an arg error further on, and the node's block error,
+// win over this one. Other errors are returned as they are. (Its own
+// function: errors.As's target escapes, and declared in parseArgs it was
+// an allocation for every arg decoded.)
+func deferKeyError(i int, v any, err error) (any, error) {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		return &Deferred{Index: i, Placeholder: ke.placeholder, Err: jsonrpc.ErrInvalidParams(ke.msg)}, nil
+	}
+	return v, err
 }
 
 // argError words a decoding failure as go-ethereum does.

@@ -60,13 +60,13 @@ func (p *Pipeline) ServeBatch(ctx context.Context, calls []*Call, lim BatchLimit
 		parallelism = min(parallelism, lim.Parallelism)
 	}
 	b := &batchRun{p: p, calls: calls, lim: lim, emit: emit, parallelism: parallelism,
-		results: make(chan finished, len(calls)), cancels: make([]context.CancelFunc, len(calls)),
-		held: make([]*jsonrpc.Response, len(calls))}
+		results: make(chan finished, len(calls)), held: make([]*jsonrpc.Response, len(calls))}
 	b.window = parallelism
 	if lim.MaxAnswerBytes > 0 {
 		b.window = min(parallelism, initialWindow)
 	}
 	b.col = newCollector(ctx)
+	ctx, b.cancel = context.WithCancel(ctx)
 	b.run(ctx)
 }
 
@@ -87,9 +87,12 @@ type batchRun struct {
 
 	col     *collector    // the batch's calls meet at the route (collect.go)
 	results chan finished // buffered for every call: a worker never blocks
-	cancels []context.CancelFunc
-	held    []*jsonrpc.Response // finished answers waiting for those before them
-	wg      sync.WaitGroup
+	// cancel cancels the calls in flight when the batch stops: one
+	// context for the batch's calls, not one each (a context per call cost
+	// each call four allocations and its parent's map of children).
+	cancel context.CancelFunc
+	held   []*jsonrpc.Response // finished answers waiting for those before them
+	wg     sync.WaitGroup
 
 	started, emitted, window int
 	large                    int   // started, not emitted, and methods.LargeAnswer
@@ -99,11 +102,11 @@ type batchRun struct {
 
 func (b *batchRun) run(ctx context.Context) {
 	defer b.wg.Wait()
-	defer b.cancelInFlight()
+	defer b.cancel()
 	n := len(b.calls)
 	for b.emitted < n {
 		if b.spent {
-			b.cancelInFlight()
+			b.cancel() // the calls in flight: every later answer is -32003
 			tooLarge := jsonrpc.ErrorResponse(jsonrpc.ErrResponseTooLarge())
 			for ; b.emitted < n; b.emitted++ {
 				if b.emit(b.emitted, tooLarge) != nil {
@@ -118,8 +121,6 @@ func (b *batchRun) run(ctx context.Context) {
 		}
 		b.col.wait()
 		f := <-b.results
-		b.cancels[f.i]()
-		b.cancels[f.i] = nil
 		b.held[f.i] = f.r
 		b.largest = max(b.largest, f.r.Size())
 		if !b.emitReady() {
@@ -145,12 +146,10 @@ func (b *batchRun) start(ctx context.Context, i int) {
 	}
 	t := b.col.start()
 	b.calls[i].record().batch = t // the route finds the call's batch in its record (Route.forward)
-	cctx, cancel := context.WithCancel(ctx)
-	b.cancels[i] = cancel
 	b.wg.Add(1)
 	batchWorkers.Go(func() {
 		defer b.wg.Done()
-		r := b.p.handler(cctx, b.calls[i])
+		r := b.p.handler(ctx, b.calls[i])
 		t.release() // the call has left the pipeline
 		b.results <- finished{i, r}
 	})
@@ -188,14 +187,4 @@ func (b *batchRun) resize() {
 	fit := (b.lim.MaxAnswerBytes - b.used) / max(b.largest, 1)
 	target := int(min(max(fit, 1), int64(b.parallelism)))
 	b.window = min(target, 2*b.window)
-}
-
-// cancelInFlight cancels every call started and not yet finished.
-func (b *batchRun) cancelInFlight() {
-	for i, cancel := range b.cancels {
-		if cancel != nil {
-			cancel()
-			b.cancels[i] = nil
-		}
-	}
 }

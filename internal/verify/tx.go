@@ -8,39 +8,53 @@ import (
 )
 
 // txFields are the fields of a transaction answer that say where it is
-// and who sent it; placed: it names its block and index (not pending).
+// and who sent it. Its from and block hash are kept raw (their last copy)
+// and read only by the checks that need them (sender, block): a lone
+// transaction's identity check needs neither, and decoding them was a
+// third of the verification's hex decoding.
 type txFields struct {
-	Hash        common.Hash
-	From        common.Address
-	hasFrom     bool
-	BlockHash   common.Hash
-	BlockNumber uint64
-	Index       uint64
-	placed      bool
+	Hash                common.Hash
+	from, blockHash     []byte // raw JSON values; nil: absent
+	BlockNumber         uint64
+	Index               uint64
+	hasNumber, hasIndex bool
+}
+
+// sender is the from field, when it is a 20-byte hex string.
+func (f txFields) sender() (common.Address, bool) {
+	var a common.Address
+	return a, f.from != nil && hexInto(f.from, a[:])
+}
+
+// block is the block hash, when it is a 32-byte hex string.
+func (f txFields) block() (common.Hash, bool) {
+	if f.blockHash == nil {
+		return common.Hash{}, false
+	}
+	return hashOf(f.blockHash)
 }
 
 // readTxFields scans a transaction answer for its txFields.
 func readTxFields(raw []byte) (txFields, error) {
 	var f txFields
-	var hasHash, hasBlock, hasNumber, hasIndex bool
+	var hasHash bool
 	err := fields(raw, func(key, value []byte) {
 		switch string(key) {
 		case "hash":
 			f.Hash, hasHash = hashOf(value)
 		case "from":
-			f.hasFrom = hexInto(value, f.From[:])
+			f.from = value
 		case "blockHash":
-			f.BlockHash, hasBlock = hashOf(value)
+			f.blockHash = value
 		case "blockNumber":
-			f.BlockNumber, hasNumber = quantityOf(value)
+			f.BlockNumber, f.hasNumber = quantityOf(value)
 		case "transactionIndex":
-			f.Index, hasIndex = quantityOf(value)
+			f.Index, f.hasIndex = quantityOf(value)
 		}
 	})
 	if err == nil && !hasHash {
 		err = errors.New("no hash")
 	}
-	f.placed = hasBlock && hasNumber && hasIndex
 	return f, err
 }
 
@@ -68,13 +82,13 @@ func transaction(c Checks, raw []byte, senderCheck string) (*types.Transaction, 
 			return nil, f, fail(CheckTxHash, "transaction says hash %s, its fields hash to %s", f.Hash, got)
 		}
 	}
-	if senderCheck != "" && f.hasFrom {
+	if from, ok := f.sender(); senderCheck != "" && ok {
 		got, err := types.Sender(signerOf(tx), tx)
 		if err != nil {
 			return nil, f, fail(senderCheck, "transaction %s: signature does not recover: %v", f.Hash, err)
 		}
-		if got != f.From {
-			return nil, f, fail(senderCheck, "transaction %s says from %s, its signer is %s", f.Hash, f.From, got)
+		if got != from {
+			return nil, f, fail(senderCheck, "transaction %s says from %s, its signer is %s", f.Hash, from, got)
 		}
 	}
 	return tx, f, nil
@@ -93,15 +107,16 @@ func signerOf(tx *types.Transaction) types.Signer {
 // asked (by hash or number) at index i is there; mined: it must be (a
 // transaction of a block), else a pending one (no block) passes.
 func (f txFields) inBlock(asked ref, number, i uint64, mined bool) error {
-	if !f.placed {
+	blockHash, hasBlock := f.block()
+	if !hasBlock || !f.hasNumber || !f.hasIndex { // not placed: pending, or no block named
 		if mined {
 			return fail(CheckIdentity, "transaction %s of block %d has no block or index", f.Hash, number)
 		}
 		return nil
 	}
 	switch {
-	case asked.byHash && f.BlockHash != asked.hash:
-		return fail(CheckIdentity, "transaction %s is in block %s, asked block %s", f.Hash, f.BlockHash, asked.hash)
+	case asked.byHash && blockHash != asked.hash:
+		return fail(CheckIdentity, "transaction %s is in block %s, asked block %s", f.Hash, blockHash, asked.hash)
 	case asked.byNum && f.BlockNumber != asked.number:
 		return fail(CheckIdentity, "transaction %s is in block %d, asked block %d", f.Hash, f.BlockNumber, asked.number)
 	case mined && f.BlockNumber != number:

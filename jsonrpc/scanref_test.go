@@ -232,12 +232,13 @@ func trailingRef(b []byte, i int) error {
 }
 
 // scanTrace is everything the scanner reports about b, read from offset
-// off: skipValue's end, and the members and elements objectFieldsAt and
-// arrayElements find (raw, in order) with their errors.
+// off: skipValue's end, and the members and elements objectFieldsAt,
+// objectFields (the whole rest an object) and arrayElements find (raw, in
+// order) with their errors.
 func scanTrace(b []byte, off int, ref bool) string {
-	skip, fields, elems := skipValue, objectFieldsAt, arrayElements
+	skip, fields, whole, elems := skipValue, objectFieldsAt, objectFields, arrayElements
 	if ref {
-		skip, fields, elems = skipValueRef, objectFieldsAtRef, arrayElementsRef
+		skip, fields, whole, elems = skipValueRef, objectFieldsAtRef, objectFieldsRef, arrayElementsRef
 	}
 	var out strings.Builder
 	end, err := skip(b, off)
@@ -247,6 +248,11 @@ func scanTrace(b []byte, off int, ref bool) string {
 		return true
 	})
 	fmt.Fprintf(&out, "; object %d %v;", end, err)
+	err = whole(b[min(off, len(b)):], func(key, value []byte) bool {
+		fmt.Fprintf(&out, " %q:%q", key, value)
+		return true
+	})
+	fmt.Fprintf(&out, "; whole object %v;", err)
 	err = elems(b[min(off, len(b)):], func(elem []byte) bool {
 		fmt.Fprintf(&out, " %q", elem)
 		return true

@@ -168,8 +168,8 @@ func loop(calls []harnessCall, n, clients int, urls []string, runs []*harnessRun
 	for range clients {
 		wg.Go(func() {
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-				if !until.IsZero() && time.Now().After(until) {
-					return
+				if !until.IsZero() && time.Until(until) <= 0 {
+					return // a load run's end, not a wait (testenv.DeadlineLoops)
 				}
 				c := calls[int(i)%len(calls)]
 				for j, u := range urls {

@@ -27,6 +27,7 @@ type chain struct {
 	node     *evmnode.Node
 	block    common.Hash // the block of the two transactions
 	number   uint64
+	index    uint64      // the logger's index in block
 	transfer common.Hash // a value transfer (a dynamic-fee transaction)
 	logger   common.Hash // a contract creation that logs (a legacy transaction)
 }
@@ -48,8 +49,9 @@ func newChain(t testing.TB) *chain {
 		c.call(t, "eth_sendRawTransaction", fmt.Sprintf(`["%s"]`, hexutil.Encode(raw)))
 	}
 	var r struct {
-		BlockHash   common.Hash    `json:"blockHash"`
-		BlockNumber hexutil.Uint64 `json:"blockNumber"`
+		BlockHash        common.Hash    `json:"blockHash"`
+		BlockNumber      hexutil.Uint64 `json:"blockNumber"`
+		TransactionIndex hexutil.Uint64 `json:"transactionIndex"`
 	}
 	testenv.WaitFor(t, 30*time.Second, "both transactions mined", func() bool {
 		return string(c.call(t, "eth_getTransactionReceipt", fmt.Sprintf(`["%s"]`, c.transfer))) != "null" &&
@@ -58,7 +60,7 @@ func newChain(t testing.TB) *chain {
 	if err := json.Unmarshal(c.call(t, "eth_getTransactionReceipt", fmt.Sprintf(`["%s"]`, c.logger)), &r); err != nil {
 		t.Fatalf("receipt: %v", err)
 	}
-	c.block, c.number = r.BlockHash, uint64(r.BlockNumber)
+	c.block, c.number, c.index = r.BlockHash, uint64(r.BlockNumber), uint64(r.TransactionIndex)
 	return c
 }
 

@@ -7,11 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nodegate/nodegate/internal/bench"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // buildNodegate builds the nodegate binary into dir.
@@ -40,18 +40,11 @@ func (r *replica) killAtEnd() {
 type balancer struct {
 	// front is the address clients call.
 	front string
-	mu    sync.Mutex
-	out   strings.Builder
-}
-
-func (b *balancer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.out.Write(p)
+	out   testenv.LogBuffer
 }
 
 // output is what HAProxy printed so far.
-func (b *balancer) output() string { b.mu.Lock(); defer b.mu.Unlock(); return b.out.String() }
+func (b *balancer) output() string { return b.out.String() }
 
 // startBalancer runs HAProxy (the program at haproxy, its config in dir)
 // on a free address in front of replicas until the test ends: round
@@ -87,7 +80,7 @@ backend nodegate
 		t.Fatal(err)
 	}
 	hp := exec.Command(haproxy, "-f", hcfg, "-db")
-	hp.Stdout, hp.Stderr = b, b
+	hp.Stdout, hp.Stderr = &b.out, &b.out
 	if err := hp.Start(); err != nil {
 		t.Fatal(err)
 	}

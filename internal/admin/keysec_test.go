@@ -1,27 +1,17 @@
 package admin
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"strings"
 	"testing"
+
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 func pemJSON(t *testing.T) string {
 	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})))
+	_, pub := testenv.JWTKey(t)
+	b, _ := json.Marshal(pub)
 	return string(b)
 }
 

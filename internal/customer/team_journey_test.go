@@ -3,9 +3,6 @@ package customer_test
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"io"
@@ -29,6 +26,7 @@ import (
 	"github.com/nodegate/nodegate/internal/accounts/smtptest"
 	"github.com/nodegate/nodegate/internal/config"
 	"github.com/nodegate/nodegate/internal/service"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // journeyAudience is the "aud" the journey's service asks of tokens.
@@ -265,17 +263,10 @@ func adminSecuresAKey(t *testing.T, ctx context.Context, base string) (keyID, rp
 	save(t, ctx, "allow 127.0.0.1 only", page,
 		chromedp.SetValue(chromedp.ID("allowed_ips"), "127.0.0.1"),
 		chromedp.Click(chromedp.ID("save-addresses")))
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, pub := testenv.JWTKey(t)
 	save(t, ctx, "upload a public key", page,
 		chromedp.SendKeys(chromedp.ID("jwt_name"), "journey"),
-		chromedp.SetValue(chromedp.ID("jwt_pem"), string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))),
+		chromedp.SetValue(chromedp.ID("jwt_pem"), pub),
 		chromedp.Click(chromedp.ID("add-jwt-key")))
 	save(t, ctx, "require a JWT", page,
 		chromedp.Click(chromedp.ID("jwt_required")),

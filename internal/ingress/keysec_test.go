@@ -3,10 +3,6 @@ package ingress
 import (
 	"bytes"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -17,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/gorilla/websocket"
 	"github.com/nodegate/nodegate/internal/keys"
+	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 func prefixes(t testing.TB, list ...string) TrustedProxies {
@@ -149,15 +146,8 @@ type tokenSigner struct {
 
 func newTokenSigner(t testing.TB) tokenSigner {
 	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tokenSigner{priv: k, pub: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}
+	k, pub := testenv.JWTKey(t)
+	return tokenSigner{priv: k, pub: pub}
 }
 
 func (s tokenSigner) bearer(t testing.TB, claims jwt.MapClaims) string {

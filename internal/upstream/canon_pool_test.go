@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -70,7 +71,27 @@ func (f *forkNode) set(b forkBlock) {
 }
 
 func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req, _ := upstreamtest.ReadRequest(r)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var batch []upstreamtest.Request
+	if json.Unmarshal(body, &batch) == nil { // an upstream batch: each call answered in turn
+		answers := make([]json.RawMessage, len(batch))
+		for i, req := range batch {
+			answers[i] = json.RawMessage(f.answer(req))
+		}
+		out, _ := json.Marshal(answers)
+		_, _ = w.Write(out)
+		return
+	}
+	var req upstreamtest.Request
+	_ = json.Unmarshal(body, &req)
+	_, _ = io.WriteString(w, f.answer(req))
+}
+
+// answer is the node's answer to req.
+func (f *forkNode) answer(req upstreamtest.Request) string {
 	f.mu.Lock()
 	b, in := f.head, f.head
 	if f.rcpt != nil {
@@ -91,16 +112,15 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	switch req.Method {
 	case "eth_getTransactionReceipt":
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"blockNumber":"0x%x","blockHash":"%s","from":%q}}`,
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"blockNumber":"0x%x","blockHash":"%s","from":%q}}`,
 			req.ID, in.n, hashOf(in.n, in.f), f.name)
 	case "eth_getBlockByNumber":
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"number":"0x%x","hash":"%s","parentHash":"%s"}}`,
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"number":"0x%x","hash":"%s","parentHash":"%s"}}`,
 			req.ID, b.n, hashOf(b.n, b.f), hashOf(b.n-1, b.pf))
 	case "eth_blockNumber":
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x%x"}`, req.ID, b.n)
-	default:
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%q}`, req.ID, f.name)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":"0x%x"}`, req.ID, b.n)
 	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%q}`, req.ID, f.name)
 }
 
 // forkMembers are pool members reaching nodes over HTTP, in order.

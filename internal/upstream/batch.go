@@ -27,7 +27,8 @@ type BatchCall struct {
 // BatchAnswer is what an upstream batch gave one call. A nil Resp means
 // the batch did not answer it (the member takes no batches, failed the
 // batch as a whole, left the call out, answered its id twice or with an id
-// that is not JSON such as 00, or gave a node-fault answer): the
+// that is not JSON such as 00, gave a node-fault answer, or an answer
+// naming a block off the canonical chain while a member on it can answer): the
 // caller sends it alone, under the usual retry rules, avoiding Failed.
 type BatchAnswer struct {
 	Resp   *jsonrpc.Response

@@ -60,7 +60,9 @@ type execCall struct {
 // waiting for a slot (at least its share): room for one client batch's
 // calls at once (the pipeline runs up to 16 of a batch together) and a few
 // more. It bounds memory, not time: a call still waiting when its
-// call_timeout passes is refused then, and never runs (Keys.Turn).
+// call_timeout passes is refused then, and never runs (Keys.Turn); one
+// that by its account's run times could not start in time to run is
+// refused when it asks (runtimes.go).
 const MaxExecutionWaiting = 32
 
 func (q *execQueue) waitingBound() int {

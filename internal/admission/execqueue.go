@@ -16,8 +16,9 @@ import (
 // even when the others are free) and has at most max(share,
 // MaxExecutionWaiting) more waiting; a
 // call past that is refused at once (take answers full), not queued. So
-// is a call that would not start before its deadline by what the queue
-// learned of its account's runs (runtimes.go: take answers late).
+// is a call that could not start in time to run before its deadline, by
+// what the queue learned of its account's runs (runtimes.go: take answers
+// late).
 // Without slots (0) only the share bounds an account.
 type execQueue struct {
 	mu      sync.Mutex

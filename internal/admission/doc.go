@@ -18,7 +18,9 @@
 // data) is made here.
 //
 // It counts and refuses; it must not do I/O, know a transport, a network
-// or a method, or keep anything but counts: the callers decide what a
-// refusal ends (a request, an upgrade, an eth_subscribe) and when a use is
-// given back.
+// or a method, or keep anything but counts and, for the execution turns,
+// how long each account's recent calls held their slots (bounded:
+// runtimes.go), from which it refuses at once a call that could not start
+// in time to run: the callers decide what a refusal ends (a request, an
+// upgrade, an eth_subscribe) and when a use is given back.
 package admission

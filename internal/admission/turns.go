@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nodegate/nodegate/internal/keys"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -19,28 +20,33 @@ import (
 // accounts (execqueue.go): a dashboard key's account, an operator key
 // itself, or the client's address (remote) for a call without a key. An
 // account runs at most ExecutionShare calls at once and has at most
-// max(share, MaxExecutionWaiting) more waiting. A call that would wait past those is refused at once, one
-// whose deadline passes while it waits is refused then; both answer -32005
-// and never run. A Keys without a share bounds nothing.
+// max(share, MaxExecutionWaiting) more waiting. A call that would wait past
+// those is refused at once; so is one that would not start in time to
+// run as long as its account's calls do before ctx's deadline, by what
+// the queue learned of them (runtimes.go: lower bounds on its start and
+// its run, so that a wrong guess queues); one whose deadline passes while
+// it waits is refused then. All answer -32005 and never run. A Keys
+// without a share bounds nothing.
 func (a *Keys) Turn(ctx context.Context, key *keys.Key, remote string) (release func(), refused *jsonrpc.Error) {
 	if a.exec == nil {
 		return nothing, nil
 	}
 	account := Account(key, remote)
-	w, started, full := a.exec.take(account)
+	deadline, _ := ctx.Deadline()
+	c, full, late := a.exec.take(account, deadline)
 	switch {
-	case started:
-		return a.releaseOf(account), nil
 	case full:
 		return nil, ErrExecutionQueueFull(a.executionShare)
+	case late != nil:
+		return nil, ErrExecutionWouldNotStart(late.run, late.running, late.ahead, callTimeoutOf(key))
+	case c.ready == nil:
+		return a.releaseOf(account, c), nil
 	}
 	select {
-	case <-w.ready:
-		return a.releaseOf(account), nil
+	case <-c.ready:
+		return a.releaseOf(account, c), nil
 	case <-ctx.Done():
-		if a.exec.abandon(account, w) {
-			a.exec.release(account)
-		}
+		a.exec.abandon(account, c)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, ErrExecutionNotStarted(callTimeoutOf(key))
 		}
@@ -48,14 +54,14 @@ func (a *Keys) Turn(ctx context.Context, key *keys.Key, remote string) (release 
 	}
 }
 
-// releaseOf is the release of one slot of account, which does something
-// the first time only.
-func (a *Keys) releaseOf(account string) func() {
+// releaseOf is the release of c's slot, a call of account, which does
+// something the first time only.
+func (a *Keys) releaseOf(account string, c *execCall) func() {
 	var done bool
 	return func() {
 		if !done {
 			done = true
-			a.exec.release(account)
+			a.exec.release(account, c)
 		}
 	}
 }
@@ -73,6 +79,26 @@ func callTimeoutOf(key *keys.Key) string {
 func ErrExecutionQueueFull(share int) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
 		"too many calls that run code for this account: %d run and %d wait for the node's execution slots; wait for answers before sending more", share, max(share, MaxExecutionWaiting)))
+}
+
+// ErrExecutionWouldNotStart answers a call that runs code, when it asks
+// for an execution slot, when it could not start in time to run as long
+// as its account's calls do (run, a lower bound: runtimes.go) within its
+// plan's call_timeout: running of the account's calls run and ahead wait
+// before it. It did not run.
+func ErrExecutionWouldNotStart(run time.Duration, running, ahead int, callTimeout string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeLimitExceeded, fmt.Sprintf(
+		"this account's calls that run code hold its execution slots for at least %s each (%d run, %d wait before this one): this call would not start in time to run that long within its call_timeout (%s), so it did not run; wait for answers before sending more",
+		runText(run), running, ahead, callTimeout))
+}
+
+// runText is a run time as a message says it: to the millisecond (to the
+// microsecond under one).
+func runText(d time.Duration) string {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // ErrExecutionNotStarted answers a call that runs code when no execution

@@ -17,7 +17,8 @@ import (
 // turns between accounts, an account at most its share of them at once,
 // so that no key takes every CPU; and each answers within its plan's
 // call_timeout, counted from its arrival (a call that could not start
-// within it is refused with -32005 and never runs: admission.Turn). The
+// within it, or by what its account's runs took could not start in time
+// to run, is refused with -32005 and never runs: admission.Turn). The
 // deadline reaches the node with the call: the embedded
 // node stops the EVM at it; an upstream's request is cancelled (JSON-RPC
 // has no standard way to send a node a time limit, so a remote node stops

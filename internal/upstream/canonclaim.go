@@ -14,7 +14,8 @@ import (
 // at N (it holds another block there, or none yet: its members' heads are
 // read later than that replica's were). Until the chain holds H at N, or
 // the claim is superseded (a newer peer head at or above N, any peer
-// rewind, this chain going back below N) or HeadWait passed since it came,
+// rewind, this chain going back below N or rising above it on another
+// branch) or HeadWait passed since it came,
 // H is taken as the canonical block at N:
 //   - an answer naming block N with another hash waits (up to the claim's
 //     end and the call's retry budget) for the chain to hold H at N — the
@@ -90,13 +91,16 @@ func (c *canon) takeClaim(n uint64, h common.Hash, rewound bool, wait time.Durat
 	c.claim = peerClaim{block: headBlock{Number: n, Hash: h}, until: now + int64(wait)}
 }
 
-// settleClaim drops a claim the chain now holds, one that expired, and
-// one above a head the chain went back to.
+// settleClaim drops a claim the chain now holds, one that expired, one
+// above a head the chain went back to, and one the chain passed on
+// another branch (its head rose above the claim's height without it: the
+// chain's own members are past it).
 func (c *canon) settleClaim(move canonMove) {
 	switch {
 	case c.claim.until == 0:
 	case !c.claimPending(nowNano()), c.holds(c.claim.block),
-		move == canonRewound && c.head.Number < c.claim.block.Number:
+		move == canonRewound && c.head.Number < c.claim.block.Number,
+		move == canonExtended && c.head.Number > c.claim.block.Number:
 		c.claim = peerClaim{}
 	}
 }

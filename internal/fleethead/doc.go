@@ -4,7 +4,9 @@
 // (number and hash) on a channel per network, and keeps one key per
 // network holding the highest head given by any replica; each replica's
 // pool takes the heads the others publish as its own mark, so that a
-// client moving between replicas never gets a lower head
+// client moving between replicas never gets a lower head, and a head
+// whose hash its chain does not hold as a claim of the block at that
+// height, so that it does not give another block there
 // (upstream.Pool.PeerHead). Publishing never waits: the pool hands the
 // number over (an atomic store) and one goroutine per network sends it,
 // one round trip per head per replica, and only when it is above the key.

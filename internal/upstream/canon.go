@@ -17,7 +17,9 @@ import (
 // canonical chain does not hold is followed when the member that last
 // moved the head (the head member) reports it, or when that member is out
 // of service — the chain reorganised to an equal or shorter fork — and
-// otherwise marks the member as on another branch; a block of the chain
+// otherwise marks the member as on another branch — unless it carries the
+// block another replica of the fleet gave at that height (canonclaim.go);
+// a block of the chain
 // below the head, reported by the head member, is the chain going back to
 // it (a rewind's fork point). A report older than one the member already
 // made (a poll answered after a push, or after another read of its head,
@@ -59,6 +61,9 @@ type canon struct {
 	gone     goneBlocks
 	leftFrom uint64
 	leftAny  bool
+	// claim is a head another replica gave that the chain does not hold
+	// yet (canonclaim.go).
+	claim peerClaim
 }
 
 func newCanon(members int) *canon {
@@ -85,8 +90,8 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	prev := c.seen[i]
 	c.seen[i] = b
 	c.leftAny = false
-	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) {
-		return canonSame // the same head again (judged again only when the head member is out)
+	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) && !c.claimed(b, path) {
+		return canonSame // the same head again (judged again only when the head member is out, or it carries a peer's claim)
 	}
 	headOut := c.by < 0 || !inService(c.by)
 	if i != c.by && !headOut && c.abandoned(b, path) {
@@ -105,6 +110,11 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 		return canonRewound
 	case i == c.by:
 		c.rewind(b, path)
+		return canonRewound
+	case c.claimed(b, path):
+		// canonclaim.go: the branch another replica already gave.
+		c.rewind(b, path)
+		c.by = i
 		return canonRewound
 	case headOut:
 		// Another member's branch while the head member is out: the
@@ -237,6 +247,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	was := c.head
 	move := c.observe(i, b, path, func(j int) bool { return p.members[j].InService() })
 	leftFrom, leftAny := c.leftFrom, c.leftAny
+	c.settleClaim(move)
 	for j, s := range c.seen {
 		x := p.members[j]
 		on := c.onBranch(s)

@@ -30,8 +30,9 @@ func TestCanonFollowsReorgs(t *testing.T) {
 	inService := func(int) bool { return true }
 	for _, tc := range []struct {
 		name    string
-		reports []canonReport // after members 0 and 1 both reported fork 0 up to 10 (member 0 first: the head member)
-		down    int           // a member out of service (-1 none)
+		reports []canonReport       // after members 0 and 1 both reported fork 0 up to 10 (member 0 first: the head member)
+		paths   map[int][]headBlock // the blocks read to link a report (canonlink.go), by its index in reports
+		down    int                 // a member out of service (-1 none)
 		head    headBlock
 		move    canonMove // what the last report did
 		off     [2]bool   // the members' branches after
@@ -64,6 +65,14 @@ func TestCanonFollowsReorgs(t *testing.T) {
 			down: -1, head: blk(10, 1, 0), move: canonSame, off: [2]bool{false, true}, forkAt: 10, forkIs: blk(10, 1, 0).Hash},
 		{name: "the head member back on the branch it left is followed", reports: []canonReport{{0, blk(10, 1, 0)}, {0, blk(11, 0, 0)}},
 			down: -1, head: blk(11, 0, 0), move: canonExtended, off: [2]bool{false, false}, forkAt: 11, forkIs: blk(11, 0, 0).Hash},
+		// The path of a head read while the chain was still on fork 0
+		// (the test nodes of TestPoolFollowsAForkOnceAnotherMemberIsOnIt
+		// give fork 1's block 11 a parent of fork 0); the head extends the
+		// chain member 1 moved meanwhile.
+		{name: "a head extending the chain is followed whatever its path read before",
+			reports: []canonReport{{1, blk(11, 1, 1)}, {0, blk(12, 1, 1)}},
+			paths:   map[int][]headBlock{0: {blk(10, 1, 0)}, 1: {blk(10, 0, 0), blk(11, 1, 0)}},
+			down:    -1, head: blk(12, 1, 1), move: canonExtended, forkAt: 10, forkIs: blk(10, 1, 0).Hash},
 		{name: "back to the fork point (a rewind's re-sent head)", reports: []canonReport{{0, blk(11, 0, 0)}, {0, blk(9, 0, 0)}},
 			down: -1, head: blk(9, 0, 0), move: canonRewound, off: [2]bool{false, true}, forkAt: 9, forkIs: blk(9, 0, 0).Hash},
 	} {
@@ -78,8 +87,8 @@ func TestCanonFollowsReorgs(t *testing.T) {
 				c.observe(1, b, nil, svc)
 			}
 			var move canonMove
-			for _, r := range tc.reports {
-				move = c.observe(r.member, r.b, nil, svc)
+			for x, r := range tc.reports {
+				move = c.observe(r.member, r.b, tc.paths[x], svc)
 			}
 			if c.head != tc.head {
 				t.Errorf("head %d %x, want %d %x", c.head.Number, c.head.Hash[:1], tc.head.Number, tc.head.Hash[:1])

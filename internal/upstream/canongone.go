@@ -62,8 +62,13 @@ func (c *canon) abandoned(b headBlock, path []headBlock) bool {
 		return false
 	}
 	gone := c.gone.has(b.Hash) || c.left(b.Number-1, b.Parent)
-	for _, x := range path {
-		gone = gone || c.left(x.Number, x.Hash)
+	if !c.linksAt(b) {
+		// A path is judged only when b's parent is not the chain's: one
+		// read while the chain was elsewhere says nothing of a head that
+		// extends the chain as it is now.
+		for _, x := range path {
+			gone = gone || c.left(x.Number, x.Hash)
+		}
 	}
 	if gone && !c.gone.has(b.Hash) {
 		c.gone.add(b.Hash)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/internal/methods"
@@ -23,16 +24,21 @@ import (
 // chain — or above its head from a member on another branch —, the member
 // is on another branch: the answer is a lag answer, asked of a member on
 // the canonical branch (judge.go, send.go) while one can answer, and never
-// cached (cache.go's Final).
+// cached (cache.go's Final). So is an answer naming, at the height of a
+// peer's pending claim, another block than the claim's (canonclaim.go),
+// after the same read of its member's head: the member is not marked on
+// another branch (the chain may not know it yet), and a member that has
+// the claimed block answers, its head followed on the way.
 
 // answerPlace is where the blocks an answer names are against the chain.
 type answerPlace uint8
 
 const (
-	placeNone  answerPlace = iota // no block named, or none the window can judge
-	placeOn                       // every block named is the chain's
-	placeAbove                    // a block above the chain's head
-	placeOff                      // a block the chain holds with another hash
+	placeNone    answerPlace = iota // no block named, or none the window can judge
+	placeOn                         // every block named is the chain's
+	placeAbove                      // a block above the chain's head
+	placeClaimed                    // another block at the height of a peer's claim (canonclaim.go)
+	placeOff                        // a block the chain holds with another hash
 )
 
 // placeAnswer reads the blocks resp, an answer to a call of kind k with
@@ -88,6 +94,9 @@ func (p *Pool) place(n uint64, h common.Hash) answerPlace {
 	if !c.has {
 		return placeNone
 	}
+	if c.claimDisagrees(n, h) {
+		return placeClaimed
+	}
 	if n > c.head.Number {
 		return placeAbove
 	}
@@ -102,10 +111,12 @@ func (p *Pool) place(n uint64, h common.Hash) answerPlace {
 }
 
 // judgeCanon places m's answer; when it is off the chain or above its
-// head, m's head is read again and the answer placed again. lag reports
+// head, or not a peer's claim at its height, m's head is read again and
+// the answer placed again (for a claim, once the chain holds it or drops
+// it, within budget: canonclaim.go). lag reports
 // that the answer is a lag answer (m is on another branch); n is the
 // block that made it one.
-func (p *Pool) judgeCanon(ctx context.Context, k kind, params json.RawMessage, resp *jsonrpc.Response, m *Member) (n uint64, lag bool) {
+func (p *Pool) judgeCanon(ctx context.Context, budget time.Time, k kind, params json.RawMessage, resp *jsonrpc.Response, m *Member) (n uint64, lag bool) {
 	n, place := p.placeAnswer(k, params, resp)
 	if place < placeAbove {
 		return n, false
@@ -113,12 +124,17 @@ func (p *Pool) judgeCanon(ctx context.Context, k kind, params json.RawMessage, r
 	if p.rereadHead(ctx, m) {
 		n, place = p.placeAnswer(k, params, resp)
 	}
+	if place == placeClaimed {
+		n, place = p.awaitClaim(ctx, budget, k, params, resp) // canonclaim.go
+	}
 	switch {
 	case place == placeOff:
 		m.offBranch.Store(true) // until its next head says otherwise
 		return n, true
 	case place == placeAbove && m.offBranch.Load():
 		return 0, true // above the chain, on a branch the chain does not follow
+	case place == placeClaimed:
+		return n, true // canonclaim.go: not the block another replica gave at n
 	}
 	return n, false
 }

@@ -29,7 +29,8 @@ const maxLink = 64
 
 // unlinked reports whether member i's head b would be followed by the
 // chain (it is above the head, or reported by the head member, or the
-// head member is out) and its parent is not the chain's block at its
+// head member is out, or it may carry a peer's claim: canonclaim.go) and
+// its parent is not the chain's block at its
 // height, within the window: the blocks between must be read.
 func (c *canon) unlinked(i int, b headBlock, inService func(int) bool) bool {
 	if !c.has || b.Hash == c.head.Hash || b.Number == 0 || b.Number <= c.low || c.holds(b) {
@@ -38,7 +39,7 @@ func (c *canon) unlinked(i int, b headBlock, inService func(int) bool) bool {
 	if p, ok := c.at(b.Number - 1); ok && p == b.Parent {
 		return false
 	}
-	return b.Number > c.head.Number || i == c.by || c.by < 0 || !inService(c.by)
+	return b.Number > c.head.Number || i == c.by || c.by < 0 || !inService(c.by) || c.claimWants(b)
 }
 
 // linksAt reports whether x, a block read on the way down, has its parent

@@ -17,8 +17,9 @@
 // unfollowed (canongone.go), and tells its changes to followers by hash,
 // blocks joining and leaving (canonfollow.go) —, the head it shares with a fleet's other replicas
 // (fleethead.go: it tells its HeadSharer of head moves and takes their
-// heads as its mark through PeerHead; the sharing itself is
-// internal/fleethead's),
+// heads as its mark through PeerHead, and a head its chain does not hold
+// as a claim of the block at that height, canonclaim.go; the sharing
+// itself is internal/fleethead's),
 // the answers that name a block off it or above its head, each log and
 // block receipt by its own block (canonjudge.go, answerblock.go), members on a fork
 // of their own ahead of the others (forkahead.go), and what is final for

@@ -48,13 +48,21 @@ func (p *Pool) shareRaise() {
 // shorter fork). A higher head raises the pool's mark; a rewind lowers a
 // mark above it to the best head of the pool's members. A head whose
 // hash the pool's canonical chain does not hold at its height (another
-// replica saw a block or a fork first) has the members polled at once,
-// so that the chain follows them without waiting for HeadInterval.
+// replica saw a block or a fork first) is a claim (canonclaim.go): the
+// members are polled at once, so that the chain follows them without
+// waiting for HeadInterval, the chain follows a member on the claimed
+// block, and until then an answer naming another block at that height is
+// a lag answer.
 func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
 	if hash != (common.Hash{}) && p.cfg.HeadBlockMethod != "" {
-		if h, ok := p.Canonical(number); !ok || h != hash {
+		p.canon.mu.Lock()
+		h, ok := p.canon.at(number)
+		p.canon.takeClaim(number, hash, rewound, p.cfg.HeadWait)
+		p.canon.mu.Unlock()
+		if !ok || h != hash {
 			p.poke()
 		}
+		p.signal() // calls waiting on a claim this head replaced look again
 	}
 	if rewound {
 		for {

@@ -1,6 +1,7 @@
 package upstream_test
 
 import (
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -127,4 +128,47 @@ func TestPoolPollsAtOnceForAPeerHeadOnAnotherBranch(t *testing.T) {
 		h, ok := p.Canonical(10)
 		return ok && h.Hex() == hashOf(10, 1)
 	})
+}
+
+// TestPoolGivesTheBlockAPeerGave: b is the head member, at block 10 of
+// fork 0; a moves to block 10 of fork 1 and is read there (on another
+// branch than the head member: not followed, not chosen). Another replica
+// gives a client fork 1's block 10 and publishes it: from then on this
+// pool answers block 10 (by number, and as "latest") with fork 1's block —
+// the chain follows a, the member on the block the peer gave — never with
+// b's, whichever member is asked first.
+func TestPoolGivesTheBlockAPeerGave(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{9, 0, 0})
+	b := newForkNode(t, "b", forkBlock{10, 0, 0})
+	p := startForkPool(t, a, b) // b's 10 is the first head above a's 9: b is the head member
+	a.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "a at 10", func() bool { return p.Members()[0].Head() == 10 })
+	a.set(forkBlock{10, 1, 0})
+	testenv.WaitFor(t, 10*time.Second, "a read on fork 1 and left out", func() bool {
+		for range 20 {
+			if answeredBy(t, p) != "b" {
+				return false
+			}
+		}
+		return true
+	})
+	if h, _ := p.Canonical(10); h.Hex() != hashOf(10, 0) {
+		t.Fatalf("canonical 10 is %s before the peer's head, want fork 0's", h.Hex())
+	}
+	p.PeerHead(10, common.HexToHash(hashOf(10, 1)), true)
+	for i := range 20 {
+		for _, params := range []string{`["0xa",false]`, `["latest",false]`} {
+			resp := send(t, p, "eth_getBlockByNumber", params, true)
+			var blk struct{ Hash string }
+			if err := json.Unmarshal(resp.Result, &blk); err != nil || resp.Err != nil {
+				t.Fatalf("block %s: %s %v %v", params, resp.Result, resp.Err, err)
+			}
+			if blk.Hash != hashOf(10, 1) {
+				t.Fatalf("call %d, block %s: %s, want fork 1's block 10 (the peer's)", i, params, blk.Hash)
+			}
+		}
+	}
+	if h, _ := p.Canonical(10); h.Hex() != hashOf(10, 1) {
+		t.Errorf("canonical 10 is %s, want fork 1's", h.Hex())
+	}
 }

@@ -83,16 +83,8 @@ func TestPoolFollowsAForkOnceAnotherMemberIsOnIt(t *testing.T) {
 	})
 	b.set(forkBlock{11, 1, 1}) // b's block 10 is fork 1's now
 	a.set(forkBlock{12, 1, 1})
-	testenv.WaitFor(t, 10*time.Second, "the chain on fork 1", func() bool {
-		h, _ := p.Canonical(11)
-		return p.Head() >= 11 && h.Hex() == hashOf(11, 1)
-	})
-	// Known gap: when a's 12 was reported before b confirmed the fork, the
-	// chain may stay at b's 11 until a's next head (1 run in ~40 under
-	// load: a's same head is not judged again). a moves on, as a node does.
-	a.set(forkBlock{13, 1, 1})
-	testenv.WaitFor(t, 10*time.Second, "the chain on fork 1 at a's head, both in service", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "the chain on fork 1, both in service", func() bool {
 		h, _ := p.Canonical(p.Head())
-		return p.Head() == 13 && h.Hex() == hashOf(13, 1) && p.Members()[0].Healthy() && p.Members()[1].Healthy()
+		return p.Head() == 12 && h.Hex() == hashOf(12, 1) && p.Members()[0].Healthy() && p.Members()[1].Healthy()
 	})
 }

@@ -74,7 +74,7 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 		t.keep(m, raw, resp)
 		return askAnother // a member that has the method may answer it
 	}
-	if n, lag := p.judgeCanon(ctx, k, c.Params, resp, m); lag {
+	if n, lag := p.judgeCanon(ctx, r.budget, k, c.Params, resp, m); lag {
 		// canonjudge.go: m is on another branch; a member on the
 		// canonical one is asked.
 		if c.Idempotent && p.ahead(r.tried, max(n, 1)-1) {

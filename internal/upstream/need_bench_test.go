@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -49,7 +50,14 @@ func BenchmarkCallKnowledge(b *testing.B) {
 // adds to a call (canonjudge.go): reading the block an
 // eth_getTransactionByHash answer (~1 KB) names and comparing it with the
 // canonical chain's block at that height.
-func BenchmarkCanonicalCheck(b *testing.B) {
+func BenchmarkCanonicalCheck(b *testing.B) { benchmarkCanonicalCheck(b, false) }
+
+// BenchmarkCanonicalCheckWithAClaim is the same with another replica's
+// claim pending at the answer's height (canonclaim.go): the same block,
+// so the answer is on the chain, after the claim's look.
+func BenchmarkCanonicalCheckWithAClaim(b *testing.B) { benchmarkCanonicalCheck(b, true) }
+
+func benchmarkCanonicalCheck(b *testing.B, claim bool) {
 	hash := "0x" + strings.Repeat("ab", 32)
 	tx := json.RawMessage(`{"blockHash":"` + hash + `","blockNumber":"0x1b4","from":"0x` + strings.Repeat("01", 20) +
 		`","gas":"0x5208","input":"0x` + strings.Repeat("00", 400) + `","hash":"0x` + strings.Repeat("cd", 32) + `"}`)
@@ -64,6 +72,9 @@ func BenchmarkCanonicalCheck(b *testing.B) {
 			blk.Parent = common.HexToHash(hash)
 		}
 		p.canon.observe(0, blk, nil, in)
+	}
+	if claim {
+		p.canon.claim = peerClaim{block: headBlock{Number: 0x1b4, Hash: common.HexToHash(hash)}, until: nowNano() + int64(time.Hour)}
 	}
 	k := kindOf(ruleOf("eth_getTransactionByHash"))
 	params := json.RawMessage(`["0x` + strings.Repeat("cd", 32) + `"]`)

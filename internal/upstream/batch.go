@@ -98,7 +98,8 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 	}
 	actx, start := p.startAttempt(ctx, m)
 	sentAt := m.Head()
-	out, err := p.attempt(actx, time.Now().Add(p.cfg.RetryBudget), m, body, checkBatchAnswer, hedgeRole{})
+	budget := time.Now().Add(p.cfg.RetryBudget)
+	out, err := p.attempt(actx, budget, m, body, checkBatchAnswer, hedgeRole{})
 	p.endAttempt(actx, m, start, nil, err)
 	*bp = body[:0]
 	batchBufs.Put(bp)
@@ -130,7 +131,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 			return true // verify.go: m is quarantined, the call goes alone
 		}
 		k := kindOf(chunk[i].Rule)
-		if n, lag := p.judgeCanon(ctx, k, chunk[i].Params, &resp, m); lag {
+		if n, lag := p.judgeCanon(ctx, budget, k, chunk[i].Params, &resp, m); lag {
 			if p.ahead(p.triedOnly(m), max(n, 1)-1) {
 				return true // canonjudge.go: m is on another branch; that call goes alone, to a member on the canonical one
 			}

@@ -130,14 +130,20 @@ func (p *Pool) pickOf(tried []bool, floor uint64, healthy, onBranch bool) *Membe
 	case 1:
 		return list[0]
 	}
-	// Two different members, at random; the one of lower expected wait
-	// wins, with the cost of the calls each holds (held.go) but in one
-	// pick of heldExplore.
-	i := rand.IntN(len(list))
-	a, b := list[i], list[(i+1+rand.IntN(len(list)-1))%len(list)]
+	// Two members at random (maybe the same one); the one of lower
+	// expected wait wins, with the cost of the calls each holds (held.go)
+	// but in one pick of heldExplore. A member drawn twice is set against
+	// another when it holds calls.
+	a := list[rand.IntN(len(list))]
+	b := list[rand.IntN(len(list))]
 	sa, sb := a.score(), b.score()
 	if rand.Uint32()%heldExplore != 0 {
 		tail, now := 1-p.hedges.cfg.Quantile, p.hedges.watched.Load()
+		if a == b {
+			if c := otherThan(list, a); a.heldCost(c, tail, now) > 0 {
+				b, sb = c, c.score()
+			}
+		}
 		sa += a.heldCost(b, tail, now)
 		sb += b.heldCost(a, tail, now)
 	}
@@ -145,6 +151,15 @@ func (p *Pool) pickOf(tried []bool, floor uint64, healthy, onBranch bool) *Membe
 		return b
 	}
 	return a
+}
+
+// otherThan is a member of list (of two or more) other than m, at random.
+func otherThan(list []*Member, m *Member) *Member {
+	i := rand.IntN(len(list) - 1)
+	if list[i] == m {
+		return list[len(list)-1]
+	}
+	return list[i]
 }
 
 func (p *Pool) index(m *Member) int {

@@ -135,7 +135,10 @@ func TestStallerGetsFewerCalls(t *testing.T) {
 	}
 	staller.every.Store(0)
 	phase("recovering", recovery)
-	if share, _, _ = phase("recovered", 1000); share < 0.35 {
-		t.Errorf("once recovered, the staller got %.1f %% of the calls: want ≥ 35 %%", 100*share)
+	// (two members alike share calls about evenly, 40-60 % over a few
+	// thousand; a member that loses every choice still gets 25 %, drawn
+	// twice)
+	if share, _, _ = phase("recovered", 2000); share < 0.3 {
+		t.Errorf("once recovered, the staller got %.1f %% of the calls: want ≥ 30 %%", 100*share)
 	}
 }

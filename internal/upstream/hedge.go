@@ -118,7 +118,7 @@ type watch struct {
 	// or hangs); limit the last moment a hedge may start (zero: none).
 	at, limit time.Time
 	// delay is the hedge delay at was set from; overdue: at passed
-	// before the attempt returned (hedger.mu; held.go counts both).
+	// before the attempt returned (hedger.mu; for held.go).
 	delay   time.Duration
 	overdue bool
 	idx     int  // place in hedger.watches (-1: not there)

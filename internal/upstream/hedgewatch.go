@@ -104,7 +104,8 @@ func (h *hedger) register(w *watch) {
 // settle ends the watch of an attempt that returned: it reports whether a
 // hedge was sent (then w belongs to the call's two attempts and is not
 // used again); otherwise w is put back for another call. An attempt
-// answered within its hedge delay counts as not held (held.go).
+// answered within its hedge delay counts as not held (held.go; one
+// hedged counts as held when its hedge is sent, in tick).
 func (h *hedger) settle(w *watch) bool {
 	h.mu.Lock()
 	fired := w.fired
@@ -155,8 +156,8 @@ func (h *hedger) tick() {
 		w := h.watches[i]
 		if !w.at.IsZero() && !w.at.After(now) {
 			w.overdue = true
-			w.primary.held.note(true, w.delay, h.watched.Load()) // held.go
 			if m := h.fireLocked(w, now, false); m != nil {
+				w.primary.held.note(true, w.delay, h.watched.Load()) // held.go
 				due = append(due, launch{w, m})
 				continue // w's place holds another watch now
 			}

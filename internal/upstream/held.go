@@ -7,15 +7,17 @@ import (
 )
 
 // How often a member holds its calls, and what that costs the choice
-// (choose.go). A watched attempt (hedgewatch.go) whose hedge delay passes
-// before its member answered was held (overtaken: hedged, or due for a
-// hedge the budget did not allow); one answered within its delay was not.
-// Each member keeps a decaying rate of its held attempts — only the event
-// counts, never the time a held or losing attempt took: losers stay out
-// of the latency histogram and the EWMA (hedge.go). The rate also halves
-// every heldHalfLife calls the pool watches, whoever they go to: a member
-// that gets few calls (because it held them) is forgiven in time, gets
-// calls again, and shows whether it still holds them.
+// (choose.go). A watched attempt (hedgewatch.go) still unanswered at its
+// hedge delay and hedged was held (overtaken); one answered within its
+// delay was not; one due for a hedge the budget did not allow counts
+// neither way (the budget is spent when the pool as a whole is late: a
+// loaded machine, not one member). Each member keeps a decaying rate of
+// its held attempts — only the event counts, never the time a held or
+// losing attempt took: losers stay out of the latency histogram and the
+// EWMA (hedge.go). The rate also halves every heldHalfLife calls the pool
+// watches, whoever they go to: a member that gets few calls (because it
+// held them, or because a passing load made it late) is forgiven in time,
+// gets calls again, and shows whether it still holds them.
 //
 // The choice adds to a member's expected wait the cost of picking it: its
 // held rate beyond an allowance (the other candidate's and a little more:
@@ -40,7 +42,7 @@ const (
 	heldNoise = 1.0 / (1 << heldShift)
 	// heldHalfLife: the rate halves every heldHalfLife watched calls of
 	// the pool.
-	heldHalfLife = 4096
+	heldHalfLife = 2048
 	// heldExplore: one pick in heldExplore leaves the held cost out.
 	heldExplore = 32
 )

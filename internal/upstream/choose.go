@@ -8,7 +8,8 @@ import (
 
 // Which member a call's next attempt goes to: one in service that has the
 // block the call names (or is at the pool's head), in the best priority
-// tier, by the power of two random choices on expected wait.
+// tier, by the power of two random choices on expected wait (and on how
+// often each holds its calls, held.go).
 
 // floor is the lowest head a member must have to answer a call naming ref:
 // the block it names, else the pool's head (less MaxLag); never below
@@ -129,12 +130,36 @@ func (p *Pool) pickOf(tried []bool, floor uint64, healthy, onBranch bool) *Membe
 	case 1:
 		return list[0]
 	}
+	// Two members at random (maybe the same one); the one of lower
+	// expected wait wins, with the cost of the calls each holds (held.go)
+	// but in one pick of heldExplore. A member drawn twice is set against
+	// another when it holds calls.
 	a := list[rand.IntN(len(list))]
 	b := list[rand.IntN(len(list))]
-	if b.score() < a.score() {
+	sa, sb := a.score(), b.score()
+	if rand.Uint32()%heldExplore != 0 {
+		tail, now := 1-p.hedges.cfg.Quantile, p.hedges.watched.Load()
+		if a == b {
+			if c := otherThan(list, a); a.heldCost(c, tail, now) > 0 {
+				b, sb = c, c.score()
+			}
+		}
+		sa += a.heldCost(b, tail, now)
+		sb += b.heldCost(a, tail, now)
+	}
+	if sb < sa {
 		return b
 	}
 	return a
+}
+
+// otherThan is a member of list (of two or more) other than m, at random.
+func otherThan(list []*Member, m *Member) *Member {
+	i := rand.IntN(len(list) - 1)
+	if list[i] == m {
+		return list[len(list)-1]
+	}
+	return list[i]
 }
 
 func (p *Pool) index(m *Member) int {

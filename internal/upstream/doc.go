@@ -30,7 +30,8 @@
 // chain id and genesis hash, learned with the finalized numbers (chain.go)
 // — the check that each member is on the pool's chain, by the family's
 // chain-id method and its genesis block (chaincheck.go), the head block's gas limit
-// (gaslimit.go), the choice of a member (choose.go), the one way in, Send,
+// (gaslimit.go), the choice of a member (choose.go; by how often each
+// holds its calls past their hedge delay too, held.go), the one way in, Send,
 // and its one retry loop (send.go; upstream batches, batch.go), hedged
 // reads — a read its member is late on sent to a second member, the
 // first answer kept, and the calls of a member that hangs or goes out

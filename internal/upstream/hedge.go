@@ -117,8 +117,12 @@ type watch struct {
 	// at is when the call is hedged (zero: only when its member goes out
 	// or hangs); limit the last moment a hedge may start (zero: none).
 	at, limit time.Time
-	idx       int  // place in hedger.watches (-1: not there)
-	fired     bool // a hedge was sent (hedger.mu)
+	// delay is the hedge delay at was set from; overdue: at passed
+	// before the attempt returned (hedger.mu; for held.go).
+	delay   time.Duration
+	overdue bool
+	idx     int  // place in hedger.watches (-1: not there)
+	fired   bool // a hedge was sent (hedger.mu)
 
 	// winner is the role whose answer is the call's (0: none yet).
 	winner atomic.Int32

@@ -56,10 +56,91 @@ func TestStallingMemberIsHedged(t *testing.T) {
 	if budget := uint64(calls*upstream.DefaultHedgeShare) + upstream.DefaultHedgeBurst; sent > budget {
 		t.Fatalf("%d hedges sent: over the budget (%d)", sent, budget)
 	}
-	// (the few held before any latency is known are waited out: 2 or 3 of
-	// about 60 on a quiet machine, against 33 of 54 when a member's own
-	// quantile was its delay)
-	if waited.Load()*5 > staller.stalled.Load() {
+	// (the few held before any latency is known are waited out: 2 to 4,
+	// against 33 of 54 when a member's own quantile was its delay; the
+	// staller holds fewer since the choice learns it holds calls, held.go:
+	// 12 to 20 of 2,000 rather than 60)
+	if waited.Load() > 5 {
 		t.Fatalf("the client waited out %d of the %d calls the staller held", waited.Load(), staller.stalled.Load())
+	}
+}
+
+// TestStallerGetsFewerCalls: of two equal members, one holds one call in
+// ten; the choice learns it (held.go) and sends it a few percent of the
+// calls instead of half, so that held calls are well under 1 % of the
+// client's and the hedges they cost keep upstream calls within 1.05 a
+// client call. Once it holds none, it regains its share. Counted, not
+// timed: each node counts the calls it got, and a held call answers
+// "staller-held".
+func TestStallerGetsFewerCalls(t *testing.T) {
+	t.Parallel()
+	const warm, steady, recovery, clients = 1000, 4000, 4000, 4
+	staller, fast := newStallNode(t, "staller", 500*time.Millisecond), newStallNode(t, "fast", 0)
+	staller.every.Store(10)
+	sm, fm := httpMember(t, staller.srv.URL), httpMember(t, fast.srv.URL)
+	sm.Name, fm.Name = "staller", "fast"
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: time.Minute, RetryBudget: time.Minute}, sm, fm)
+	methods := []string{"eth_getBalance", "eth_getCode", "eth_getTransactionCount", "eth_getStorageAt", "eth_getBlockByNumber"}
+	// run makes n client calls; it returns how many of them the client
+	// waited out (a held answer) and how many failed.
+	run := func(n int64) (waited, failed int64) {
+		var next, w, f atomic.Int64
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Go(func() {
+				for i := next.Add(1); i <= n; i = next.Add(1) {
+					res, _, err := hedgeTrySend(context.Background(), p, hedgeRule(t, methods[i%int64(len(methods))]), true, fmt.Sprintf("0x%x", i))
+					switch {
+					case err != nil:
+						f.Add(1)
+					case strings.Contains(res, "held"):
+						w.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return w.Load(), f.Load()
+	}
+	// phase makes n client calls and reports the share of upstream calls
+	// the staller got, the calls it held, and upstream calls a client call.
+	phase := func(name string, n int64) (share float64, held int64, perCall float64) {
+		s0, f0, h0 := staller.calls.Load(), fast.calls.Load(), staller.stalled.Load()
+		sent0, _ := p.Hedges()
+		waited, failed := run(n)
+		s, f := staller.calls.Load()-s0, fast.calls.Load()-f0
+		held = staller.stalled.Load() - h0
+		sent, _ := p.Hedges()
+		share, perCall = float64(s)/float64(s+f), float64(s+f)/float64(n)
+		t.Logf("%s: %d client calls, staller got %d (%.1f %%), fast %d; staller held %d, the client waited out %d; %d hedges; %.3f upstream calls a client call",
+			name, n, s, 100*share, f, held, waited, sent-sent0, perCall)
+		if failed != 0 {
+			t.Fatalf("%s: %d calls failed", name, failed)
+		}
+		if waited > 3 && name != "warm-up" { // before latencies are known, held calls are waited out
+			t.Errorf("%s: the client waited out %d held calls", name, waited)
+		}
+		return share, held, perCall
+	}
+	phase("warm-up", warm)
+	share, held, perCall := phase("steady", steady)
+	if share >= 0.25 {
+		t.Errorf("the staller got %.1f %% of the calls: want < 25 %%", 100*share)
+	}
+	// (the goal is under 1 %: 0.5-1 % on 2 cores with other work, 3.6 %
+	// without the rule; the bound leaves room for a loaded machine)
+	if held*50 >= steady {
+		t.Errorf("the staller held %d of %d calls: want < 2 %%", held, steady)
+	}
+	if perCall > 1.05 {
+		t.Errorf("%.3f upstream calls a client call: want ≤ 1.05", perCall)
+	}
+	staller.every.Store(0)
+	phase("recovering", recovery)
+	// (two members alike share calls about evenly, 40-60 % over a few
+	// thousand, less on a loaded machine, where the other may hold a few
+	// calls itself)
+	if back, _, _ := phase("recovered", 2000); back < 0.2 || back < 2*share {
+		t.Errorf("once recovered, the staller got %.1f %% of the calls (%.1f %% while it held calls): want ≥ 20 %% and twice as many", 100*back, 100*share)
 	}
 }

@@ -34,6 +34,8 @@ type stallNode struct {
 	// every, when set, holds one call in every (stallMarker or not), and
 	// answers it "<name>-held"; seen counts the calls for it.
 	every, seen atomic.Int64
+	// calls counts the calls it got (head polls aside).
+	calls atomic.Int64
 }
 
 func newStallNode(t *testing.T, name string, stall time.Duration) *stallNode {
@@ -60,6 +62,7 @@ func (n *stallNode) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x10"}`, req.ID)
 		return
 	}
+	n.calls.Add(1)
 	name := n.name
 	if e := n.every.Load(); e > 0 && n.seen.Add(1)%e == 0 {
 		name += "-held"

@@ -35,6 +35,8 @@ type hedger struct {
 	next    time.Time // when the timer fires (zero: not set)
 	timer   *time.Timer
 	tokens  int64 // tokenUnit a hedge
+	// watched counts the calls watched (the clock of held.go's rates).
+	watched atomic.Uint32
 
 	sent, won atomic.Uint64
 }
@@ -72,9 +74,10 @@ func (h *hedger) start(ctx context.Context, budget time.Time, m *Member, c Call,
 	// A copy of tried: the caller's stays its own (on its stack).
 	w.h, w.ctx, w.body, w.budget, w.tried, w.floor = h, ctx, c.Body, budget, append(w.tried[:0], tried...), floor
 	w.primary, w.pi, w.lat, w.method, w.limit = m, pi, lat, c.Rule.Name, limit
-	w.at = time.Time{}
+	w.at, w.delay, w.overdue = time.Time{}, 0, false
 	if q := h.delay(pi, c.Rule.Name, lat); q > 0 { // hedgedelay.go
-		w.at = now.Add(max(q, h.cfg.MinDelay))
+		w.delay = max(q, h.cfg.MinDelay)
+		w.at = now.Add(w.delay)
 		if !limit.IsZero() && w.at.After(limit) {
 			w.at = time.Time{} // no timed hedge: only a hand-over
 		}
@@ -89,6 +92,7 @@ func (h *hedger) register(w *watch) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.tokens = min(h.tokens+int64(h.cfg.Share*tokenUnit), int64(h.cfg.Burst)*tokenUnit)
+	h.watched.Add(1)
 	w.idx = len(h.watches)
 	h.watches = append(h.watches, w)
 	if !w.at.IsZero() && (h.next.IsZero() || w.at.Before(h.next)) {
@@ -99,16 +103,22 @@ func (h *hedger) register(w *watch) {
 
 // settle ends the watch of an attempt that returned: it reports whether a
 // hedge was sent (then w belongs to the call's two attempts and is not
-// used again); otherwise w is put back for another call.
+// used again); otherwise w is put back for another call. An attempt
+// answered within its hedge delay counts as not held (held.go; one
+// hedged counts as held when its hedge is sent, in tick).
 func (h *hedger) settle(w *watch) bool {
 	h.mu.Lock()
 	fired := w.fired
+	inTime := !fired && !w.overdue && !w.at.IsZero()
 	if !fired {
 		h.removeLocked(w)
 	}
 	h.mu.Unlock()
 	if fired {
 		return true
+	}
+	if inTime {
+		w.primary.held.note(false, 0, h.watched.Load())
 	}
 	*w = watch{idx: -1, done: w.done, tried: w.tried}
 	h.free.Put(w)
@@ -145,7 +155,9 @@ func (h *hedger) tick() {
 	for i := 0; i < len(h.watches); {
 		w := h.watches[i]
 		if !w.at.IsZero() && !w.at.After(now) {
+			w.overdue = true
 			if m := h.fireLocked(w, now, false); m != nil {
+				w.primary.held.note(true, w.delay, h.watched.Load()) // held.go
 				due = append(due, launch{w, m})
 				continue // w's place holds another watch now
 			}

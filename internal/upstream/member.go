@@ -54,6 +54,9 @@ type Member struct {
 	writes pendingWrites
 	// latency is an exponentially weighted moving average, in nanoseconds.
 	latency atomic.Int64
+	// held is how often its calls were still unanswered at their hedge
+	// delay and hedged (held.go).
+	held heldRate
 	// checked: PoolConfig.Check passed since the member last came back;
 	// excluded: it failed, and the pool never chooses the member.
 	checked, excluded atomic.Bool

@@ -23,6 +23,9 @@ var nodeFaultMessages = []string{
 	"server is overloaded",
 	"not synced",
 	"syncing",
+	// go-ethereum's log index while its chain rewinds to another fork
+	// (eth_getLogs of a block it is rewriting): another node answers.
+	"failed to retrieve log value pointer",
 }
 
 // IsNodeFaultAnswer reports whether a JSON-RPC error answer is the node's

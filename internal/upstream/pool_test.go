@@ -236,6 +236,7 @@ func TestIsNodeFaultAnswer(t *testing.T) {
 		{"invalid params", -32602, "invalid argument 0: unknown block", false},
 		{"nonce too low", -32000, "nonce too low", false},
 		{"rate limited", -32005, "Too Many Requests", true},
+		{"log index rewinding", -32000, "failed to retrieve log value pointer after last block 15: failed to retrieve log value pointer of block 16: not found", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,15 @@ type Network struct {
 	next   atomic.Uint64
 	rewind atomic.Uint64
 	kick   chan struct{}
+	// handed counts the head moves handed over; tried is the count the
+	// publisher last finished a send for (taken by Redis or not), and
+	// tries is closed when it moves (Published waits on it).
+	handed, tried atomic.Uint64
+	triesMu       sync.Mutex
+	tries         chan struct{}
+	// failing: the last send was not taken (Redis away or slow); calls
+	// do not wait for the next until one is.
+	failing atomic.Bool
 }
 
 // HeadMoved hands a head move to the publisher; it never waits.
@@ -37,10 +47,65 @@ func (n *Network) HeadMoved(number uint64, rewound bool) {
 			}
 		}
 	}
+	n.handed.Add(1)
 	select {
 	case n.kick <- struct{}{}:
 	default: // a send is due: it takes this one too
 	}
+}
+
+// Published waits until the head moves handed over before it was called
+// were sent to Redis (taken or not), at most one round trip's Timeout
+// and while ctx lasts: the pool calls it before it answers a call during
+// which its head moved, so that the other replicas hold the head before
+// the client can ask them (a balancer sends its next request in well under
+// the time a head takes to be published and pushed). It returns at once
+// when nothing is pending, which is every call but those of a head move,
+// and while Redis does not take the heads (then each replica keeps its
+// own view, and calls do not wait for it).
+func (n *Network) Published(ctx context.Context) {
+	want := n.handed.Load()
+	if n.tried.Load() >= want || n.failing.Load() {
+		return
+	}
+	t := time.NewTimer(n.f.opts.Timeout)
+	defer t.Stop()
+	for {
+		ch := n.triesCh()
+		if n.tried.Load() >= want {
+			return
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-n.f.ctx.Done():
+			return
+		}
+	}
+}
+
+// triesCh is closed when the publisher next finishes a send.
+func (n *Network) triesCh() <-chan struct{} {
+	n.triesMu.Lock()
+	defer n.triesMu.Unlock()
+	if n.tries == nil {
+		n.tries = make(chan struct{})
+	}
+	return n.tries
+}
+
+// finished records that the head moves up to upTo were sent (or failed).
+func (n *Network) finished(upTo uint64) {
+	n.tried.Store(upTo)
+	n.triesMu.Lock()
+	if n.tries != nil {
+		close(n.tries)
+		n.tries = nil
+	}
+	n.triesMu.Unlock()
 }
 
 // publishScript raises the network's highest head to ARGV[1] (hash
@@ -65,6 +130,7 @@ func (n *Network) publish() {
 			return
 		case <-n.kick:
 		}
+		upTo := n.handed.Load() // before the heads are read: what they include
 		failed := false
 		if r := n.rewind.Swap(0); r != 0 {
 			if n.send(r-1, true) {
@@ -84,6 +150,8 @@ func (n *Network) publish() {
 				failed = true
 			}
 		}
+		n.failing.Store(failed)
+		n.finished(upTo) // a failed send is retried later, nobody waits for it
 		if failed {
 			n.retryLater()
 		}

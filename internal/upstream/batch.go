@@ -47,6 +47,8 @@ var errNotBatchAnswer = errors.New("answer to a batch is not json-rpc")
 // batch did not answer is sent again alone.
 func (p *Pool) ForwardBatch(ctx context.Context, calls []BatchCall) []BatchAnswer {
 	out := make([]BatchAnswer, len(calls))
+	mark := p.sharedMoves()
+	defer p.awaitShared(ctx, mark) // fleethead.go
 	var wg sync.WaitGroup
 	for rest := 0; rest < len(calls); {
 		m := p.pick(make([]bool, len(p.members)))

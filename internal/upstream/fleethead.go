@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -16,13 +17,20 @@ import (
 // HeadWait): calls wait for a member to reach it, and the members are
 // polled at once rather than at their next HeadInterval.
 
-// HeadSharer is told of the pool's head moves; it must not block.
+// HeadSharer is told of the pool's head moves; HeadMoved must not
+// block. Published waits (a bounded time) until the moves handed over
+// before it was called have reached the other replicas.
 type HeadSharer interface {
 	HeadMoved(number uint64, rewound bool)
+	Published(ctx context.Context)
 }
 
-// sharer holds the pool's HeadSharer (nil: none).
-type sharer struct{ s atomic.Pointer[HeadSharer] }
+// sharer holds the pool's HeadSharer (nil: none) and counts the head
+// moves handed to it.
+type sharer struct {
+	s     atomic.Pointer[HeadSharer]
+	moves atomic.Uint64
+}
 
 // ShareHeads makes s the pool's HeadSharer.
 func (p *Pool) ShareHeads(s HeadSharer) { p.sharer.s.Store(&s) }
@@ -30,7 +38,27 @@ func (p *Pool) ShareHeads(s HeadSharer) { p.sharer.s.Store(&s) }
 // headMoved tells the sharer, when there is one, of a head move.
 func (p *Pool) headMoved(n uint64, rewound bool) {
 	if s := p.sharer.s.Load(); s != nil {
+		p.sharer.moves.Add(1)
 		(*s).HeadMoved(n, rewound)
+	}
+}
+
+// sharedMoves is the count of head moves handed to the sharer, read when
+// a call starts (awaitShared).
+func (p *Pool) sharedMoves() uint64 { return p.sharer.moves.Load() }
+
+// awaitShared, when the pool's head moved since a call started at mark
+// (the call's answer may be the first to show the new head, or the
+// block a reorg made canonical), waits until the sharer published the
+// move before the answer goes on: a client sent to another replica next
+// finds that replica holding the head it was just given. Calls during
+// which the head did not move (nearly all) do not wait.
+func (p *Pool) awaitShared(ctx context.Context, mark uint64) {
+	if p.sharer.moves.Load() == mark {
+		return
+	}
+	if s := p.sharer.s.Load(); s != nil {
+		(*s).Published(ctx)
 	}
 }
 

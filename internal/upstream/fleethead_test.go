@@ -1,6 +1,7 @@
 package upstream_test
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 	"testing"
@@ -11,10 +12,26 @@ import (
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
-// moves records the head moves a pool shares.
+// moves records the head moves a pool shares, and when it waited for
+// them to be published.
 type moves struct {
 	mu   sync.Mutex
 	list []string
+	// published holds len(list) at each Published call.
+	published []int
+}
+
+func (m *moves) Published(context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.published = append(m.published, len(m.list))
+}
+
+// waits is how many times the pool waited for its moves to be published.
+func (m *moves) waits() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.published)
 }
 
 func (m *moves) HeadMoved(n uint64, rewound bool) {
@@ -107,6 +124,18 @@ func TestPoolSharesAHeadBeforeGivingIt(t *testing.T) {
 	}
 	if got := m.last(); got != "rose 1" {
 		t.Errorf("the last head move shared before the answer: %q (%v), want the rise to 11", got, m.list)
+	}
+	// The call that moved the head waited for the move to be published
+	// before it answered; calls that moved nothing do not wait.
+	if w := m.waits(); w == 0 || m.published[w-1] != len(m.list) {
+		t.Errorf("waits for the moves to be published %v (moves %v): want one after the rise to 11, before the answer", m.published, m.list)
+	}
+	before := m.waits()
+	for range 20 {
+		receiptFrom(t, p)
+	}
+	if got := m.waits(); got != before {
+		t.Errorf("%d waits for publishing in 20 calls that moved no head, want 0", got-before)
 	}
 }
 

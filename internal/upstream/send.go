@@ -37,7 +37,9 @@ func (p *Pool) Send(ctx context.Context, c Call, opts ...Option) (*jsonrpc.Respo
 			tried = p.triedOnly(o.avoid)
 		}
 	}
+	mark := p.sharedMoves()
 	_, resp, member, err := p.forward(ctx, c, tried)
+	p.awaitShared(ctx, mark) // fleethead.go
 	return resp, member, err
 }
 

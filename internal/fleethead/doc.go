@@ -7,9 +7,12 @@
 // client moving between replicas never gets a lower head, and a head
 // whose hash its chain does not hold as a claim of the block at that
 // height, so that it does not give another block there
-// (upstream.Pool.PeerHead). Publishing never waits: the pool hands the
-// number over (an atomic store) and one goroutine per network sends it,
-// one round trip per head per replica, and only when it is above the key.
+// (upstream.Pool.PeerHead). Handing a head over never waits: the pool
+// stores the number (an atomic store) and one goroutine per network sends
+// it, one round trip per head per replica, and only when it is above the
+// key; only a call during which the head moved waits, before it answers,
+// until that send ended (Network.Published, bounded by Options.Timeout,
+// no wait while Redis does not take the heads).
 // A reorg to a shorter chain is published as such and lowers the others'
 // marks. Without Redis, or while it is away, each replica keeps its own
 // view (docs/pools.md says what holds then).

@@ -12,7 +12,9 @@ import (
 // Redis), so that a client moving between replicas never gets a lower
 // head. The pool tells its HeadSharer when its head rose (the mark a
 // member must reach to serve the head, raised by heads and answers) or
-// its chain went back to a shorter fork, and never waits on it; a peer's
+// its chain went back to a shorter fork, and never waits on it, but for
+// the calls during which its head moved: they answer once the sharer
+// published the move (awaitShared); a peer's
 // head raises the mark as a head seen and then lost does (LagMemory,
 // HeadWait): calls wait for a member to reach it, and the members are
 // polled at once rather than at their next HeadInterval.

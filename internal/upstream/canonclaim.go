@@ -123,14 +123,7 @@ func (p *Pool) awaitClaim(ctx context.Context, budget time.Time, k kind, params 
 		if place != placeClaimed || d <= 0 {
 			return n, place
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-changed:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-		if ctx.Err() != nil {
+		if !awaitChange(ctx, changed, d) {
 			return n, place
 		}
 	}

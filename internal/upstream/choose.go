@@ -61,18 +61,25 @@ func (p *Pool) choose(ctx context.Context, r *retry) *Member {
 		if d <= 0 {
 			break
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-changed:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-		if ctx.Err() != nil {
+		if !awaitChange(ctx, changed, d) {
 			return nil
 		}
 	}
 	return p.pickAmong(r.tried, p.floor(r.ref, r.above), false)
+}
+
+// awaitChange waits until changed (a Changed channel) is closed, d
+// passes or ctx ends; false when ctx ended.
+func awaitChange(ctx context.Context, changed <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-changed:
+	case <-t.C:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }
 
 // belowFloor reports whether an untried member in service is below floor:

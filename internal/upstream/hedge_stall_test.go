@@ -21,34 +21,12 @@ import (
 func TestStallingMemberIsHedged(t *testing.T) {
 	t.Parallel()
 	const calls, clients = 2000, 4
-	staller, fast := newStallNode(t, "staller", 500*time.Millisecond), newStallNode(t, "fast", 0)
-	staller.every.Store(10)
-	sm, fm := httpMember(t, staller.srv.URL), httpMember(t, fast.srv.URL)
-	sm.Name, fm.Name = "staller", "fast"
-	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: time.Minute, RetryBudget: time.Minute}, sm, fm)
-	methods := []string{"eth_getBalance", "eth_getCode", "eth_getTransactionCount", "eth_getStorageAt", "eth_getBlockByNumber"}
-	var (
-		next, waited, failed atomic.Int64
-		wg                   sync.WaitGroup
-	)
-	for range clients {
-		wg.Go(func() {
-			for i := next.Add(1); i <= calls; i = next.Add(1) {
-				res, _, err := hedgeTrySend(context.Background(), p, hedgeRule(t, methods[i%int64(len(methods))]), true, fmt.Sprintf("0x%x", i))
-				switch {
-				case err != nil:
-					failed.Add(1)
-				case strings.Contains(res, "held"):
-					waited.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	staller, _, p := startStallPool(t)
+	waited, failed := sendStallCalls(t, p, calls, clients)
 	sent, won := p.Hedges()
-	t.Logf("%d calls, staller held %d, the client waited out %d; hedges sent %d, won %d", calls, staller.stalled.Load(), waited.Load(), sent, won)
-	if failed.Load() != 0 {
-		t.Fatalf("%d calls failed", failed.Load())
+	t.Logf("%d calls, staller held %d, the client waited out %d; hedges sent %d, won %d", calls, staller.stalled.Load(), waited, sent, won)
+	if failed != 0 {
+		t.Fatalf("%d calls failed", failed)
 	}
 	if staller.stalled.Load() == 0 {
 		t.Fatal("the staller held no call: the test did not test")
@@ -60,8 +38,8 @@ func TestStallingMemberIsHedged(t *testing.T) {
 	// against 33 of 54 when a member's own quantile was its delay; the
 	// staller holds fewer since the choice learns it holds calls, held.go:
 	// 12 to 20 of 2,000 rather than 60)
-	if waited.Load() > 5 {
-		t.Fatalf("the client waited out %d of the %d calls the staller held", waited.Load(), staller.stalled.Load())
+	if waited > 5 {
+		t.Fatalf("the client waited out %d of the %d calls the staller held", waited, staller.stalled.Load())
 	}
 }
 
@@ -75,39 +53,13 @@ func TestStallingMemberIsHedged(t *testing.T) {
 func TestStallerGetsFewerCalls(t *testing.T) {
 	t.Parallel()
 	const warm, steady, recovery, clients = 1000, 4000, 4000, 4
-	staller, fast := newStallNode(t, "staller", 500*time.Millisecond), newStallNode(t, "fast", 0)
-	staller.every.Store(10)
-	sm, fm := httpMember(t, staller.srv.URL), httpMember(t, fast.srv.URL)
-	sm.Name, fm.Name = "staller", "fast"
-	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: time.Minute, RetryBudget: time.Minute}, sm, fm)
-	methods := []string{"eth_getBalance", "eth_getCode", "eth_getTransactionCount", "eth_getStorageAt", "eth_getBlockByNumber"}
-	// run makes n client calls; it returns how many of them the client
-	// waited out (a held answer) and how many failed.
-	run := func(n int64) (waited, failed int64) {
-		var next, w, f atomic.Int64
-		var wg sync.WaitGroup
-		for range clients {
-			wg.Go(func() {
-				for i := next.Add(1); i <= n; i = next.Add(1) {
-					res, _, err := hedgeTrySend(context.Background(), p, hedgeRule(t, methods[i%int64(len(methods))]), true, fmt.Sprintf("0x%x", i))
-					switch {
-					case err != nil:
-						f.Add(1)
-					case strings.Contains(res, "held"):
-						w.Add(1)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		return w.Load(), f.Load()
-	}
+	staller, fast, p := startStallPool(t)
 	// phase makes n client calls and reports the share of upstream calls
 	// the staller got, the calls it held, and upstream calls a client call.
 	phase := func(name string, n int64) (share float64, held int64, perCall float64) {
 		s0, f0, h0 := staller.calls.Load(), fast.calls.Load(), staller.stalled.Load()
 		sent0, _ := p.Hedges()
-		waited, failed := run(n)
+		waited, failed := sendStallCalls(t, p, n, clients)
 		s, f := staller.calls.Load()-s0, fast.calls.Load()-f0
 		held = staller.stalled.Load() - h0
 		sent, _ := p.Hedges()
@@ -143,4 +95,42 @@ func TestStallerGetsFewerCalls(t *testing.T) {
 	if back, _, _ := phase("recovered", 2000); back < 0.2 || back < 2*share {
 		t.Errorf("once recovered, the staller got %.1f %% of the calls (%.1f %% while it held calls): want ≥ 20 %% and twice as many", 100*back, 100*share)
 	}
+}
+
+// startStallPool is a pool of two members alike but for one thing: the
+// staller holds one call in ten for 500 ms.
+func startStallPool(t *testing.T) (staller, fast *stallNode, p *upstream.Pool) {
+	t.Helper()
+	staller, fast = newStallNode(t, "staller", 500*time.Millisecond), newStallNode(t, "fast", 0)
+	staller.every.Store(10)
+	sm, fm := httpMember(t, staller.srv.URL), httpMember(t, fast.srv.URL)
+	sm.Name, fm.Name = "staller", "fast"
+	p = startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, AttemptTimeout: time.Minute, RetryBudget: time.Minute}, sm, fm)
+	return staller, fast, p
+}
+
+// stallMethods are the reads the stall tests send, in turn.
+var stallMethods = []string{"eth_getBalance", "eth_getCode", "eth_getTransactionCount", "eth_getStorageAt", "eth_getBlockByNumber"}
+
+// sendStallCalls makes n client calls from clients loops; it returns how
+// many of them the client waited out (a held answer) and how many failed.
+func sendStallCalls(t *testing.T, p *upstream.Pool, n int64, clients int) (waited, failed int64) {
+	t.Helper()
+	var next, w, f atomic.Int64
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for i := next.Add(1); i <= n; i = next.Add(1) {
+				res, _, err := hedgeTrySend(context.Background(), p, hedgeRule(t, stallMethods[i%int64(len(stallMethods))]), true, fmt.Sprintf("0x%x", i))
+				switch {
+				case err != nil:
+					f.Add(1)
+				case strings.Contains(res, "held"):
+					w.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return w.Load(), f.Load()
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodegate/nodegate/internal/fleethead"
 	"github.com/nodegate/nodegate/internal/ratelimit/redistest"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
@@ -20,12 +19,7 @@ func TestPublishedWaitsForTheHead(t *testing.T) {
 	rc := redistest.Require(t)
 	prefix := redistest.Prefix(t, rc)
 	proxy := testenv.NewProxy(t, redistest.Addr())
-	f, err := fleethead.New(fleethead.Options{RedisURL: "redis://" + proxy.Addr() + "/0", Prefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.Close() })
-	net := f.Join("main", upstream.NewPool("a", upstream.PoolConfig{}))
+	net := startFleet(t, proxy.Addr(), prefix).Join("main", upstream.NewPool("a", upstream.PoolConfig{}))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	key := prefix + ":fleethead:main"

@@ -19,14 +19,7 @@ func TestHeadsCrossRedis(t *testing.T) {
 	rc := redistest.Require(t)
 	prefix := redistest.Prefix(t, rc)
 	proxy := testenv.NewProxy(t, redistest.Addr())
-	start := func(addr string) *fleethead.Fleet {
-		f, err := fleethead.New(fleethead.Options{RedisURL: "redis://" + addr + "/0", Prefix: prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = f.Close() })
-		return f
-	}
+	start := func(addr string) *fleethead.Fleet { return startFleet(t, addr, prefix) }
 	a, b := start(redistest.Addr()), start(proxy.Addr())
 	poolA, poolB := upstream.NewPool("a", upstream.PoolConfig{}), upstream.NewPool("b", upstream.PoolConfig{LagMemory: time.Hour})
 	netA := a.Join("main", poolA)
@@ -59,4 +52,16 @@ func TestHeadsCrossRedis(t *testing.T) {
 		netA.HeadMoved(13, false)
 		return poolB.Head() == 13
 	})
+}
+
+// startFleet is a replica's side of the fleet's heads through the Redis
+// at addr, closed when the test ends.
+func startFleet(t *testing.T, addr, prefix string) *fleethead.Fleet {
+	t.Helper()
+	f, err := fleethead.New(fleethead.Options{RedisURL: "redis://" + addr + "/0", Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
 }

@@ -49,6 +49,14 @@ func (p *Pool) ForwardBatch(ctx context.Context, calls []BatchCall) []BatchAnswe
 	out := make([]BatchAnswer, len(calls))
 	mark := p.sharedMoves()
 	defer p.awaitShared(ctx, mark) // fleethead.go
+	if p.canon.claimUntil.Load() != 0 {
+		// canonbelow.go: a peer's claim may move the blocks the calls name.
+		budget := time.Now().Add(p.cfg.RetryBudget)
+		for _, c := range calls {
+			k := kindOf(c.Rule)
+			p.awaitClaimBefore(ctx, k, k.blockOf(c.Params), budget)
+		}
+	}
 	var wg sync.WaitGroup
 	for rest := 0; rest < len(calls); {
 		m := p.pick(make([]bool, len(p.members)))

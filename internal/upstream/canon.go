@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -41,6 +42,8 @@ type headBlock struct {
 	// asked: for a poll's answer, the member's count of reports when the
 	// poll was sent, plus one (0: a push).
 	asked uint64
+	// since: when the head was asked for (a poll) or came (a push), unix ns.
+	since int64
 }
 
 // canon is the pool's canonical chain.
@@ -62,12 +65,16 @@ type canon struct {
 	leftFrom uint64
 	leftAny  bool
 	// claim is a head another replica gave that the chain does not hold
-	// yet (canonclaim.go).
-	claim peerClaim
+	// yet (canonclaim.go); claimUntil mirrors its until for a look
+	// without the lock (canonbelow.go).
+	claim      peerClaim
+	claimUntil atomic.Int64
+	// asked is when each member's last observed head was asked (canonbelow.go).
+	asked []int64
 }
 
 func newCanon(members int) *canon {
-	return &canon{by: -1, seen: make([]headBlock, members)}
+	return &canon{by: -1, seen: make([]headBlock, members), asked: make([]int64, members)}
 }
 
 // canonMove is what a member's report did to the canonical chain.
@@ -89,6 +96,7 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	}
 	prev := c.seen[i]
 	c.seen[i] = b
+	c.asked[i] = b.since
 	c.leftAny = false
 	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) && !c.claimed(b, path) {
 		return canonSame // the same head again (judged again only when the head member is out, or it carries a peer's claim)
@@ -221,6 +229,9 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		seq = m.reports.Add(1)
 	}
 	b.asked = 0
+	if b.since == 0 {
+		b.since = nowNano() // a push: its head as it came
+	}
 	i := p.index(m)
 	if s, refs := p.forkSuspect(i, b); s >= 0 {
 		// forkahead.go: asked outside the lock.
@@ -244,7 +255,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		p.raise(m, b.Number) // a newer report of m came during the reads: b may be older
 		return
 	}
-	was := c.head
+	was, claimed := c.head, c.claim.until != 0
 	move := c.observe(i, b, path, func(j int) bool { return p.members[j].InService() })
 	leftFrom, leftAny := c.leftFrom, c.leftAny
 	c.settleClaim(move)
@@ -261,6 +272,9 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	}
 	head := c.head
 	c.mu.Unlock()
+	if claimed {
+		p.signal() // canonbelow.go: calls waiting on the claim look again
+	}
 	if move == canonRewound {
 		p.highWater.Store(head.Number)
 		p.signal()

@@ -32,6 +32,9 @@ type forkNode struct {
 	// own is the fork of the node's blocks below its head's parent (0:
 	// the original chain; else a chain of its own).
 	own byte
+	// slowBlocks delays its answers of blocks (read when the call came):
+	// the pool learns its head that much late.
+	slowBlocks time.Duration
 }
 
 // forkBlock is block n of fork f, its parent block n-1 of fork pf.
@@ -87,7 +90,14 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var req upstreamtest.Request
 	_ = json.Unmarshal(body, &req)
-	_, _ = io.WriteString(w, f.answer(req))
+	answer := f.answer(req)
+	f.mu.Lock()
+	slow := f.slowBlocks
+	f.mu.Unlock()
+	if req.Method == "eth_getBlockByNumber" && slow > 0 {
+		time.Sleep(slow)
+	}
+	_, _ = io.WriteString(w, answer)
 }
 
 // answer is the node's answer to req.

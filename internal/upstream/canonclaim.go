@@ -38,6 +38,13 @@ import (
 type peerClaim struct {
 	block headBlock // Number and Hash (no parent)
 	until int64     // unix ns
+	came  int64     // unix ns
+}
+
+// setClaim makes pc the chain's claim (the zero claim: none).
+func (c *canon) setClaim(pc peerClaim) {
+	c.claim = pc
+	c.claimUntil.Store(pc.until)
 }
 
 // claimPending reports whether the claim still stands at now (unix ns).
@@ -84,11 +91,11 @@ func (c *canon) takeClaim(n uint64, h common.Hash, rewound bool, wait time.Durat
 	if c.claimPending(now) && !rewound && n < c.claim.block.Number {
 		return
 	}
-	c.claim = peerClaim{}
+	c.setClaim(peerClaim{})
 	if !c.has || n < c.low || c.gone.has(h) || c.holds(headBlock{Number: n, Hash: h}) {
 		return
 	}
-	c.claim = peerClaim{block: headBlock{Number: n, Hash: h}, until: now + int64(wait)}
+	c.setClaim(peerClaim{block: headBlock{Number: n, Hash: h}, until: now + int64(wait), came: now})
 }
 
 // settleClaim drops a claim the chain now holds, one that expired, one
@@ -101,7 +108,7 @@ func (c *canon) settleClaim(move canonMove) {
 	case !c.claimPending(nowNano()), c.holds(c.claim.block),
 		move == canonRewound && c.head.Number < c.claim.block.Number,
 		move == canonExtended && c.head.Number > c.claim.block.Number:
-		c.claim = peerClaim{}
+		c.setClaim(peerClaim{})
 	}
 }
 

@@ -94,8 +94,8 @@ func (p *Pool) place(n uint64, h common.Hash) answerPlace {
 	if !c.has {
 		return placeNone
 	}
-	if c.claimDisagrees(n, h) {
-		return placeClaimed
+	if c.claimDisagrees(n, h) || n < c.claim.block.Number && p.claimShadows(n, nowNano()) {
+		return placeClaimed // canonclaim.go, canonbelow.go
 	}
 	if n > c.head.Number {
 		return placeAbove

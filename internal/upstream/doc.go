@@ -18,7 +18,8 @@
 // blocks joining and leaving (canonfollow.go) —, the head it shares with a fleet's other replicas
 // (fleethead.go: it tells its HeadSharer of head moves and takes their
 // heads as its mark through PeerHead, and a head its chain does not hold
-// as a claim of the block at that height, canonclaim.go; the sharing
+// as a claim of the block at that height, canonclaim.go, under which the
+// blocks below it wait for the members' next heads, canonbelow.go; the sharing
 // itself is internal/fleethead's),
 // the answers that name a block off it or above its head, each log and
 // block receipt by its own block (canonjudge.go, answerblock.go), members on a fork

@@ -3,13 +3,16 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/jsonrpc"
 )
 
 // moves records the head moves a pool shares, and when it waited for
@@ -199,5 +202,86 @@ func TestPoolGivesTheBlockAPeerGave(t *testing.T) {
 	}
 	if h, _ := p.Canonical(10); h.Hex() != hashOf(10, 1) {
 		t.Errorf("canonical 10 is %s, want fork 1's", h.Hex())
+	}
+}
+
+// TestPoolWaitsOnAClaimForTheBlocksBelowIt: members a and b at block 11;
+// a moves to a fork of the same height whose block 10 is another, and
+// answers its blocks 300 ms late; another replica's head 11 on that fork
+// comes (a claim: the pool's head stays 11). A call naming block 10, and
+// an answer naming b's block 10, wait for the members' heads asked since
+// the claim: then b is on another branch, and a answers every one.
+func TestPoolWaitsOnAClaimForTheBlocksBelowIt(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, params string
+		// who reads who answered from the answer.
+		who func(result json.RawMessage) (string, error)
+	}{
+		{name: "a call naming block 10 by number", method: "eth_getBalance",
+			params: `["0x0000000000000000000000000000000000000001","0xa"]`,
+			who: func(r json.RawMessage) (who string, err error) {
+				err = json.Unmarshal(r, &who)
+				return who, err
+			}},
+		{name: "an answer naming block 10", method: "eth_getTransactionReceipt",
+			params: `["0x11"]`,
+			who: func(r json.RawMessage) (string, error) {
+				var rc struct{ From string }
+				err := json.Unmarshal(r, &rc)
+				return rc.From, err
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newForkNode(t, "a", forkBlock{9, 0, 0})
+			b := newForkNode(t, "b", forkBlock{9, 0, 0})
+			p := startForkPool(t, a, b)
+			for _, n := range []uint64{9, 10, 11} { // the chain holds 9 to 11
+				a.set(forkBlock{n, 0, 0})
+				b.set(forkBlock{n, 0, 0})
+				testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("both at %d", n), func() bool {
+					return p.Members()[0].Head() == n && p.Members()[1].Head() == n
+				})
+			}
+			a.mu.Lock()
+			a.slowBlocks = 300 * time.Millisecond
+			a.mu.Unlock()
+			time.Sleep(50 * time.Millisecond) // a poll of a under way answers the old head
+			a.set(forkBlock{11, 1, 1})
+			a.receiptsIn(forkBlock{10, 1, 0})
+			b.receiptsIn(forkBlock{10, 0, 0})
+			p.PeerHead(11, common.HexToHash(hashOf(11, 1)), false)
+			rule, _ := methods.NewTable(methods.FamilyEVM).Lookup(tc.method)
+			answers := make([]string, 10)
+			var wg sync.WaitGroup
+			for i := range answers {
+				wg.Go(func() {
+					resp, _, err := p.Send(context.Background(), upstream.Call{
+						Body: jsonrpc.AppendRequest(nil, 1, tc.method, json.RawMessage(tc.params)),
+						Rule: rule, Params: json.RawMessage(tc.params), Idempotent: true,
+					})
+					switch {
+					case err != nil:
+						answers[i] = "error " + err.Error()
+					case resp.Err != nil:
+						answers[i] = "error " + resp.Err.Error()
+					default:
+						if who, err := tc.who(resp.Result); err != nil {
+							answers[i] = "unread " + string(resp.Result)
+						} else {
+							answers[i] = who
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for i, who := range answers {
+				if who != "a" {
+					t.Errorf("call %d answered by %s, want a (on the claimed branch)", i, who)
+				}
+			}
+			if h, _ := p.Canonical(10); h.Hex() != hashOf(10, 1) {
+				t.Errorf("canonical 10 is %s, want fork 1's", h.Hex())
+			}
+		})
 	}
 }

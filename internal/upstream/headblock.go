@@ -21,14 +21,14 @@ import (
 // is returned as it is.
 func (p *Pool) pollHead(ctx context.Context, m *Member) (headBlock, error) {
 	if p.cfg.HeadBlockMethod != "" {
-		asked := m.reports.Load() + 1
+		asked, since := m.reports.Load()+1, nowNano()
 		out, err := m.Upstream.Do(ctx, p.req.headBlock)
 		if err != nil {
 			return headBlock{}, err
 		}
 		if _, resp, err := jsonrpc.DecodeResponse(out); err == nil && resp.Err == nil {
 			if b, err := parseHeadBlock(resp.Result); err == nil {
-				b.asked = asked
+				b.asked, b.since = asked, since
 				return b, nil
 			}
 		}

@@ -103,6 +103,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	if refused := p.skipBelowFloor(old, r.tried); refused != nil {
 		return answerOf(refused) // floor.go: no member holds the block: never sent
 	}
+	p.awaitClaimBefore(ctx, k, r.ref, budget) // canonbelow.go: a peer's claim may move the blocks it names
 	var t tries
 	for attempt := 0; attempt < p.cfg.MaxAttempts; attempt++ {
 		m := p.choose(ctx, &r)

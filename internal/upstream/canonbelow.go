@@ -13,7 +13,9 @@ import (
 // finalized block, within the window) may be on the branch H replaces.
 // The members were polled at once when the claim came (PeerHead); until
 // each member in service has reported a head asked for (or pushed) since
-// then, or the claim settles or ends:
+// then, or the claim settles or ends, for one HeadInterval at most (a
+// member whose poll hangs is not waited for longer than its next poll
+// would have come):
 //   - a call naming such a block by number, or asking at the head, waits
 //     before a member is chosen (awaitClaimBefore): an answer that names
 //     no block (a state read, a null transaction, an empty list of logs)
@@ -25,11 +27,12 @@ import (
 
 // claimShadows reports whether block n lies below a pending claim, may
 // still change, and a member in service has not reported a head it was
-// asked for (or pushed) since the claim came. Called with the chain's lock held.
+// asked for (or pushed) since the claim came, within a HeadInterval of it. Called with the chain's lock held.
 func (p *Pool) claimShadows(n uint64, now int64) bool {
 	c := p.canon
 	top := c.claim.block.Number
-	if !c.claimPending(now) || n > top || n+canonWindow <= top || n <= p.Finalized() {
+	if !c.claimPending(now) || now >= c.claim.came+int64(p.cfg.HeadInterval) ||
+		n > top || n+canonWindow <= top || n <= p.Finalized() {
 		return false
 	}
 	for i, at := range c.asked {
@@ -56,7 +59,7 @@ func (p *Pool) awaitClaimBefore(ctx context.Context, k kind, ref blockRef, budge
 		c := p.canon
 		c.mu.Lock()
 		shadowed := p.claimShadows(n, nowNano())
-		until := time.Unix(0, c.claim.until)
+		until := time.Unix(0, c.claim.came+int64(p.cfg.HeadInterval))
 		c.mu.Unlock()
 		if budget.Before(until) {
 			until = budget

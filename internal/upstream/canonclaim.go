@@ -117,20 +117,24 @@ func (c *canon) settleClaim(move canonMove) {
 // members were polled at once when it came: PeerHead), the claim ends or
 // budget passes, and places the answer again.
 func (p *Pool) awaitClaim(ctx context.Context, budget time.Time, k kind, params json.RawMessage, resp *jsonrpc.Response) (uint64, answerPlace) {
-	p.canon.mu.Lock()
-	until := time.Unix(0, p.canon.claim.until)
-	p.canon.mu.Unlock()
-	if budget.Before(until) {
-		until = budget
-	}
 	for {
 		changed := p.Changed()
 		n, place := p.placeAnswer(k, params, resp)
-		d := time.Until(until)
-		if place != placeClaimed || d <= 0 {
+		if place != placeClaimed {
 			return n, place
 		}
-		if !awaitChange(ctx, changed, d) {
+		c := p.canon
+		c.mu.Lock()
+		until := time.Unix(0, c.claim.until)
+		if n < c.claim.block.Number {
+			until = time.Unix(0, c.claim.came+int64(p.cfg.HeadInterval)) // canonbelow.go
+		}
+		c.mu.Unlock()
+		if budget.Before(until) {
+			until = budget
+		}
+		d := time.Until(until)
+		if d <= 0 || !awaitChange(ctx, changed, d) {
 			return n, place
 		}
 	}

@@ -207,7 +207,7 @@ func TestPoolGivesTheBlockAPeerGave(t *testing.T) {
 
 // TestPoolWaitsOnAClaimForTheBlocksBelowIt: members a and b at block 11;
 // a moves to a fork of the same height whose block 10 is another, and
-// answers its blocks 300 ms late; another replica's head 11 on that fork
+// answers its blocks 200 ms late; another replica's head 11 on that fork
 // comes (a claim: the pool's head stays 11). A call naming block 10, and
 // an answer naming b's block 10, wait for the members' heads asked since
 // the claim: then b is on another branch, and a answers every one.
@@ -234,7 +234,9 @@ func TestPoolWaitsOnAClaimForTheBlocksBelowIt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newForkNode(t, "a", forkBlock{9, 0, 0})
 			b := newForkNode(t, "b", forkBlock{9, 0, 0})
-			p := startForkPool(t, a, b)
+			// Heads polled every second: the wait below a claim is one at most.
+			p := startPool(t, upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber",
+				HeadInterval: time.Second, LagMemory: time.Hour, HeadWait: time.Hour}, forkMembers(t, a, b)...)
 			for _, n := range []uint64{9, 10, 11} { // the chain holds 9 to 11
 				a.set(forkBlock{n, 0, 0})
 				b.set(forkBlock{n, 0, 0})
@@ -243,9 +245,8 @@ func TestPoolWaitsOnAClaimForTheBlocksBelowIt(t *testing.T) {
 				})
 			}
 			a.mu.Lock()
-			a.slowBlocks = 300 * time.Millisecond
+			a.slowBlocks = 200 * time.Millisecond
 			a.mu.Unlock()
-			time.Sleep(50 * time.Millisecond) // a poll of a under way answers the old head
 			a.set(forkBlock{11, 1, 1})
 			a.receiptsIn(forkBlock{10, 1, 0})
 			b.receiptsIn(forkBlock{10, 0, 0})

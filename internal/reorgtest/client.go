@@ -125,7 +125,7 @@ func (p *Poller) receipt(ctx context.Context, latest ref) {
 		return
 	}
 	if r == nil {
-		p.nullReceipt(txs[0], hash, uint64(latest.Number)-depth)
+		p.nullReceipt(txs[0], hash, uint64(latest.Number)-depth, latest.Hash)
 		return
 	}
 	p.receipts[txs[0]] = true

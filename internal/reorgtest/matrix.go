@@ -43,10 +43,13 @@ func (p *Poller) matrix(ctx context.Context, latest ref) {
 }
 
 // nullReceipt judges a null receipt of tx, of block hash at number: a
-// fault when the client was given the receipt before and the block is
-// still canonical (no reorganisation took the transaction away).
-func (p *Poller) nullReceipt(tx, hash common.Hash, number uint64) {
-	if p.receipts[tx] && p.stillCanonical(hash, number) {
+// fault when the client was given the receipt before, the block is still
+// canonical (no reorganisation took the transaction away) and it is on
+// the branch of latest, the head the client was given (the builder's
+// canonical block at that height may be of a fork no member has
+// imported yet: every node would answer null).
+func (p *Poller) nullReceipt(tx, hash common.Hash, number uint64, latest common.Hash) {
+	if p.receipts[tx] && p.stillCanonical(hash, number) && p.Tree.Ancestor(hash, latest) {
 		p.C.NullAfterSeen++
 	}
 }

@@ -56,8 +56,10 @@ var targets = []target{
 	// The lagging-pool matrix (matrix.go).
 	{"receipts null after seen", func(r Result) int64 { return r.Front.NullAfterSeen }, 0, true, false},
 	{"eth_getLogs errors", func(r Result) int64 { return r.Front.LogsErrors }, 0, true, false},
-	// 0 in 20 s runs; 1 in 12,100 answers in a 2-minute fleet run.
-	{"by-index nulls", func(r Result) int64 { return r.Front.ByIndexNulls }, 0, false, false},
+	// Reported until a replica's calls below another replica's head waited
+	// for its members' next heads (upstream/canonbelow.go): 1 in 12,100
+	// answers in a 2-minute fleet run before, 0 after.
+	{"by-index nulls", func(r Result) int64 { return r.Front.ByIndexNulls }, 0, true, false},
 }
 
 // perMinute targets: a client of nodegate sees no more mismatches than a

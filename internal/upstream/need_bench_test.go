@@ -74,7 +74,7 @@ func benchmarkCanonicalCheck(b *testing.B, claim bool) {
 		p.canon.observe(0, blk, nil, in)
 	}
 	if claim {
-		p.canon.claim = peerClaim{block: headBlock{Number: 0x1b4, Hash: common.HexToHash(hash)}, until: nowNano() + int64(time.Hour)}
+		p.canon.setClaim(peerClaim{block: headBlock{Number: 0x1b4, Hash: common.HexToHash(hash)}, until: nowNano() + int64(time.Hour), came: nowNano()})
 	}
 	k := kindOf(ruleOf("eth_getTransactionByHash"))
 	params := json.RawMessage(`["0x` + strings.Repeat("cd", 32) + `"]`)

@@ -145,34 +145,42 @@ func judge(t *testing.T, r Result, script Script, reported ...string) {
 
 // TestReorgsInAFleet: the same run with two replicas sharing one Redis
 // (the fleet's head, and the cache's second level) behind HAProxy (round
-// robin, a new choice for each request), http:// members (issue 31's
-// fleet).
+// robin, a new choice for each request and each WebSocket), over http://
+// and ws:// members (issue 31's fleet).
 func TestReorgsInAFleet(t *testing.T) {
 	rc := redistest.Require(t)
 	prefix := redistest.Prefix(t, rc)
-	// The cache's Redis keys are under the network's name: one of this
-	// run's own (every run's chain has the same genesis).
-	network := "reorg-" + strings.TrimPrefix(prefix, "nodegate-test-")
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if keys, _ := rc.Keys(ctx, "nodegate:cache:"+network+":*").Result(); len(keys) > 0 {
-			rc.Del(ctx, keys...)
+	for _, ws := range []bool{false, true} {
+		name := "http"
+		if ws {
+			name = "ws"
 		}
-	})
-	fleet := func(t testing.TB, members []string) (string, string) {
-		var targets []string
-		for range 2 {
-			cfg := nodegateConfig(t, members)
-			cfg.Networks[0].Name, cfg.Networks[0].Cache.RedisURL = network, "redis://"+redistest.Addr()+"/0"
-			cfg.RateLimit.RedisURL, cfg.RateLimit.RedisPrefix = "redis://"+redistest.Addr()+"/0", prefix
-			cfg.APIKeys = []string{fleetKey}
-			targets = append(targets, servicetest.Start(t, cfg).URL())
-		}
-		front := HAProxy(t, targets)
-		return front + "/v3/" + fleetKey, "ws" + strings.TrimPrefix(front, "http") + "/ws/v3/" + fleetKey
+		t.Run(name+" members", func(t *testing.T) {
+			// The cache's Redis keys are under the network's name: one of
+			// this run's own (every run's chain has the same genesis).
+			network := "reorg-" + name + "-" + strings.TrimPrefix(prefix, "nodegate-test-")
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if keys, _ := rc.Keys(ctx, "nodegate:cache:"+network+":*").Result(); len(keys) > 0 {
+					rc.Del(ctx, keys...)
+				}
+			})
+			fleet := func(t testing.TB, members []string) (string, string) {
+				var targets []string
+				for range 2 {
+					cfg := nodegateConfig(t, members)
+					cfg.Networks[0].Name, cfg.Networks[0].Cache.RedisURL = network, "redis://"+redistest.Addr()+"/0"
+					cfg.RateLimit.RedisURL, cfg.RateLimit.RedisPrefix = "redis://"+redistest.Addr()+"/0", prefix
+					cfg.APIKeys = []string{fleetKey}
+					targets = append(targets, servicetest.Start(t, cfg).URL())
+				}
+				front := HAProxy(t, targets)
+				return front + "/v3/" + fleetKey, "ws" + strings.TrimPrefix(front, "http") + "/ws/v3/" + fleetKey
+			}
+			judge(t, Run(t, Case{Script: reorgScript(), Members: 2, WS: ws, Front: fleet}), reorgScript(), fleetReported...)
+		})
 	}
-	judge(t, Run(t, Case{Script: reorgScript(), Members: 2, Front: fleet}), reorgScript(), fleetReported...)
 }
 
 // fleetReported are the targets a fleet's run reports rather than

@@ -235,12 +235,19 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	i := p.index(m)
 	if s, refs := p.forkSuspect(i, b); s >= 0 {
 		// forkahead.go: asked outside the lock.
-		if why := p.checkFork(p.members[s], refs); why != nil {
+		why, err := error(nil), errNotJudged
+		if judged(refs) {
+			why, err = p.checkFork(p.members[s], refs)
+		}
+		switch {
+		case why != nil:
 			p.forkOut(p.members[s], why)
 			if s == i {
 				return // not followed
 			}
-		} else {
+		case err != nil && p.staysOut(i, s):
+			return // out for its own fork: not judged, not followed
+		case err == nil:
 			p.canon.mu.Lock()
 			p.canon.confirmed = true
 			p.canon.mu.Unlock()

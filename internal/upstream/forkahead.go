@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -22,7 +23,9 @@ import (
 // are all followed as before —: when one of them is the same block,
 // the member's chain is theirs and it is followed; when none is, it is on
 // a fork of its own, and out of service with a WARN naming the height and
-// both hashes, until a later head of its own agrees with the others. The
+// both hashes, until a later head of its own agrees with the others (a
+// head of its own that cannot be judged — too few others, or it does not
+// answer — leaves it out). The
 // same check is made of the head member while no other member has yet
 // reported a block of its chain (the chain's first head, at start), when
 // another member reports a head the chain does not hold.
@@ -36,7 +39,7 @@ import (
 
 // forkSuspect is the member whose chain must be checked before member i's
 // report b is observed (-1: none), and the heads of the other members it
-// is checked against.
+// is checked against; fewer than two: it cannot be judged (judged).
 func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 	c := p.canon
 	c.mu.Lock()
@@ -73,13 +76,22 @@ func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 	if suspect != i {
 		refs = agreeing(refs)
 	}
-	if len(refs) < 2 {
-		// Fewer than two other members on one chain: nothing tells which
-		// chain is the odd one (members that each seal their own blocks
-		// disagree with every other member).
-		return -1, nil
-	}
 	return suspect, refs
+}
+
+// judged reports whether refs, the heads a suspect is checked against,
+// can judge it: with fewer than two other members on one chain nothing
+// tells which chain is the odd one (members that each seal their own
+// blocks disagree with every other member).
+func judged(refs []memberHead) bool { return len(refs) >= 2 }
+
+// staysOut reports whether member i, out for a fork of its own, stays out
+// after its report: it was the suspect, and could not be judged (too few
+// other members in service on one chain — one failed a poll —, or it did
+// not answer): only a head of its own that agrees with the others, or
+// links to the chain, brings it back.
+func (p *Pool) staysOut(i, suspect int) bool {
+	return suspect == i && p.members[i].forkAhead.Load()
 }
 
 // agreeing keeps the heads of refs that are on one chain with another
@@ -115,8 +127,8 @@ type memberHead struct {
 
 // checkFork asks m for its block at the height of each head in refs: nil
 // when one is the same block, else why m is on a fork of its own. A
-// member that cannot answer is not judged (nil).
-func (p *Pool) checkFork(m *Member, refs []memberHead) error {
+// member that cannot answer is not judged (nil, errNotJudged).
+func (p *Pool) checkFork(m *Member, refs []memberHead) (why, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), min(p.cfg.AttemptTimeout, 5*time.Second))
 	defer cancel()
 	var first error
@@ -126,17 +138,20 @@ func (p *Pool) checkFork(m *Member, refs []memberHead) error {
 		}
 		mine, err := p.blockAt(ctx, m, r.b.Number)
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("%w: %w", errNotJudged, err)
 		}
 		if mine.Hash == r.b.Hash {
-			return nil
+			return nil, nil
 		}
 		if first == nil {
 			first = fmt.Errorf("on a fork of its own: its block %d is %s, %s's is %s", r.b.Number, mine.Hash.Hex(), p.members[r.j].Name(), r.b.Hash.Hex())
 		}
 	}
-	return first
+	return first, nil
 }
+
+// errNotJudged: a member's chain could not be checked (it did not answer).
+var errNotJudged = errors.New("its chain could not be checked")
 
 // forkOut takes m out of service for being on a fork of its own.
 func (p *Pool) forkOut(m *Member, why error) {

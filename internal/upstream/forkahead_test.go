@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodegate/nodegate/internal/testenv"
+	"github.com/nodegate/nodegate/internal/upstream"
 )
 
 // ownForkNode is a node on a chain of its own (fork 3 at every height)
@@ -87,4 +88,33 @@ func TestPoolFollowsAForkOnceAnotherMemberIsOnIt(t *testing.T) {
 		h, _ := p.Canonical(p.Head())
 		return p.Head() == 12 && h.Hex() == hashOf(12, 1) && p.Members()[0].Healthy() && p.Members()[1].Healthy()
 	})
+}
+
+// TestMemberOnItsOwnForkStaysOutWhileItCannotBeJudged: x, out for its own
+// fork ahead, keeps reporting its head; when one of the two members it
+// was judged against goes out of service (nothing then tells which chain
+// is the odd one), x stays out and is not followed.
+func TestMemberOnItsOwnForkStaysOutWhileItCannotBeJudged(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	b := newForkNode(t, "b", forkBlock{10, 0, 0})
+	x := ownForkNode(t, "x", 14)
+	p := startPool(t, upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval: 10 * time.Millisecond, ProbeInterval: 10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour},
+		forkMembers(t, x, a, b)...)
+	testenv.WaitFor(t, 10*time.Second, "x out of service, the chain a's and b's", func() bool {
+		h, _ := p.Canonical(10)
+		return !p.Members()[0].Healthy() && h.Hex() == hashOf(10, 0) && p.Head() == 10
+	})
+	a.srv.Close()
+	testenv.WaitFor(t, 10*time.Second, "a out of service", func() bool { return !p.Members()[1].Healthy() })
+	// x is polled every 10 ms while out: 50 of its reports at least.
+	for i := range 50 {
+		if p.Members()[0].Healthy() || p.Head() != 10 {
+			t.Fatalf("after %d calls x is back (in service %v), the pool's head %d", i, p.Members()[0].Healthy(), p.Head())
+		}
+		if m := answeredBy(t, p); m != "b" {
+			t.Fatalf("call %d answered by %s, want b", i, m)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

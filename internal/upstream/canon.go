@@ -98,8 +98,11 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	c.seen[i] = b
 	c.asked[i] = b.since
 	c.leftAny = false
-	if prev.Hash == b.Hash && (c.onBranch(b) || i == c.by || c.by >= 0 && inService(c.by)) && !c.claimed(b, path) {
-		return canonSame // the same head again (judged again only when the head member is out, or it carries a peer's claim)
+	if prev.Hash == b.Hash && (i == c.by || c.by >= 0 && inService(c.by) || c.holds(b)) && !c.claimed(b, path) {
+		// The same head again: judged again only when the head member is
+		// out (also a head below the window: the chain the head member
+		// left the others on may be its own), or it carries a peer's claim.
+		return canonSame
 	}
 	headOut := c.by < 0 || !inService(c.by)
 	if i != c.by && !headOut && c.abandoned(b, path) {
@@ -107,7 +110,11 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	}
 	switch {
 	case !c.has || b.Number > c.head.Number:
-		c.extend(b, path)
+		if !c.extend(b, path) && i != c.by {
+			// Another member's head the window restarted at: what
+			// confirmed the chain before is not of this one (forkahead.go).
+			c.confirmed = false
+		}
 		c.by = i
 		return canonExtended
 	case c.holds(b) && (i != c.by || b.Number == c.head.Number):
@@ -135,15 +142,18 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	return canonSame // another branch than the head member's
 }
 
-// extend makes b, above the head, the head.
-func (c *canon) extend(b headBlock, path []headBlock) {
+// extend makes b, above the head, the head; false when the window
+// restarted at b (it did not link to the chain).
+func (c *canon) extend(b headBlock, path []headBlock) bool {
+	linked := true
 	switch {
 	case c.has && b.Number == c.head.Number+1 && b.Parent == c.head.Hash:
 	case c.has && c.link(b, path):
 	default:
-		c.low = b.Number // a gap or a fork whose parent is not held: the window restarts at b
+		c.low, linked = b.Number, false // a gap or a fork whose parent is not held: the window restarts at b
 	}
 	c.put(b)
+	return linked
 }
 
 // rewind makes b, at or below the head, the head: blocks above it leave
@@ -252,6 +262,8 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 			p.canon.confirmed = true
 			p.canon.mu.Unlock()
 		}
+	} else if m.forkAhead.Load() && !p.confirmed() {
+		return // forkahead.go: out for its own fork, on a chain no other member confirmed
 	}
 	m.forkAhead.Store(false)
 	path := p.linkPath(m, i, b) // canonlink.go: asked outside the lock

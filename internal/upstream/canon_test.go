@@ -176,3 +176,28 @@ func FuzzCanonWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestCanonLeavesAChainItsHeadMemberAloneWasOn: members 1 and 2 at block
+// 10; member 0 reports a head of a chain of its own above theirs, which
+// the window restarts at (its parent is not held), so their heads, below
+// the window, are no longer judged off the chain. Once member 0 is out,
+// the same head of member 1 again moves the chain back to theirs.
+func TestCanonLeavesAChainItsHeadMemberAloneWasOn(t *testing.T) {
+	c := newCanon(3)
+	out := -1
+	svc := func(i int) bool { return i != out }
+	for _, b := range chainTo(10) {
+		c.observe(1, b, nil, svc)
+		c.observe(2, b, nil, svc)
+	}
+	if move := c.observe(0, blk(14, 3, 3), nil, svc); move != canonExtended || c.head != blk(14, 3, 3) {
+		t.Fatalf("member 0's head: move %d, head %d %x", move, c.head.Number, c.head.Hash[:1])
+	}
+	if move := c.observe(1, blk(10, 0, 0), nil, svc); move != canonSame {
+		t.Fatalf("member 1's same head while member 0 is in service: move %d, want none", move)
+	}
+	out = 0
+	if move := c.observe(1, blk(10, 0, 0), nil, svc); move != canonRewound || c.head != blk(10, 0, 0) {
+		t.Fatalf("member 1's same head once member 0 is out: move %d, head %d %x, want a rewind to its 10", move, c.head.Number, c.head.Hash[:1])
+	}
+}

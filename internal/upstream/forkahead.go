@@ -25,7 +25,7 @@ import (
 // a fork of its own, and out of service with a WARN naming the height and
 // both hashes, until a later head of its own agrees with the others (a
 // head of its own that cannot be judged — too few others, or it does not
-// answer — leaves it out). The
+// answer —, or that no other member confirmed, leaves it out). The
 // same check is made of the head member while no other member has yet
 // reported a block of its chain (the chain's first head, at start), when
 // another member reports a head the chain does not hold.
@@ -77,6 +77,14 @@ func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 		refs = agreeing(refs)
 	}
 	return suspect, refs
+}
+
+// confirmed reports whether another member than the head member reported
+// a block of the chain.
+func (p *Pool) confirmed() bool {
+	p.canon.mu.Lock()
+	defer p.canon.mu.Unlock()
+	return p.canon.confirmed
 }
 
 // judged reports whether refs, the heads a suspect is checked against,

@@ -27,11 +27,12 @@ import (
 
 // claimShadows reports whether block n lies below a pending claim, may
 // still change, and a member in service has not reported a head it was
-// asked for (or pushed) since the claim came, within a HeadInterval of it. Called with the chain's lock held.
+// asked for (or pushed) since the claim came, within a HeadInterval of
+// it. Called with the chain's lock held.
 func (p *Pool) claimShadows(n uint64, now int64) bool {
 	c := p.canon
 	top := c.claim.block.Number
-	if !c.claimPending(now) || now >= c.claim.came+int64(p.cfg.HeadInterval) ||
+	if !c.claimPending(now) || now >= p.belowClaimUntil().UnixNano() ||
 		n > top || n+canonWindow <= top || n <= p.Finalized() {
 		return false
 	}
@@ -41,6 +42,14 @@ func (p *Pool) claimShadows(n uint64, now int64) bool {
 		}
 	}
 	return false
+}
+
+// belowClaimUntil is when the blocks below a pending claim stop waiting
+// for it: a HeadInterval after it came, or its end. Called with the
+// chain's lock held.
+func (p *Pool) belowClaimUntil() time.Time {
+	c := p.canon
+	return time.Unix(0, min(c.claim.until, c.claim.came+int64(p.cfg.HeadInterval)))
 }
 
 // awaitClaimBefore waits, for a call of kind k naming ref (a number, or
@@ -59,7 +68,7 @@ func (p *Pool) awaitClaimBefore(ctx context.Context, k kind, ref blockRef, budge
 		c := p.canon
 		c.mu.Lock()
 		shadowed := p.claimShadows(n, nowNano())
-		until := time.Unix(0, c.claim.came+int64(p.cfg.HeadInterval))
+		until := p.belowClaimUntil()
 		c.mu.Unlock()
 		if budget.Before(until) {
 			until = budget

@@ -127,7 +127,7 @@ func (p *Pool) awaitClaim(ctx context.Context, budget time.Time, k kind, params 
 		c.mu.Lock()
 		until := time.Unix(0, c.claim.until)
 		if n < c.claim.block.Number {
-			until = time.Unix(0, c.claim.came+int64(p.cfg.HeadInterval)) // canonbelow.go
+			until = p.belowClaimUntil() // canonbelow.go
 		}
 		c.mu.Unlock()
 		if budget.Before(until) {

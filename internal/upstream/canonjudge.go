@@ -26,9 +26,11 @@ import (
 // the canonical branch (judge.go, send.go) while one can answer, and never
 // cached (cache.go's Final). So is an answer naming, at the height of a
 // peer's pending claim, another block than the claim's (canonclaim.go),
-// after the same read of its member's head: the member is not marked on
-// another branch (the chain may not know it yet), and a member that has
-// the claimed block answers, its head followed on the way.
+// or a block below it while a member has not reported its head since the
+// claim came (canonbelow.go), after the same read of its member's head:
+// the member is not marked on another branch (the chain may not know it
+// yet), and a member that has the claimed block answers, its head
+// followed on the way.
 
 // answerPlace is where the blocks an answer names are against the chain.
 type answerPlace uint8

@@ -76,6 +76,11 @@ func TestStallerGetsFewerCalls(t *testing.T) {
 	}
 	phase("warm-up", warm)
 	share, held, perCall := phase("steady", steady)
+	if st := p.Status(); st[0].HeldRate <= st[1].HeldRate {
+		t.Errorf("held rates shown: staller %v, fast %v: want the staller's higher", st[0].HeldRate, st[1].HeldRate)
+	} else {
+		t.Logf("held rates shown: staller %v, fast %v", st[0].HeldRate, st[1].HeldRate)
+	}
 	if share >= 0.25 {
 		t.Errorf("the staller got %.1f %% of the calls: want < 25 %%", 100*share)
 	}

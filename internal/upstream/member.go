@@ -212,9 +212,14 @@ type MemberStatus struct {
 	// history for, as configured, probed or learned (floor.go).
 	StateFrom uint64 `json:"state_from"`
 	LogsFrom  uint64 `json:"logs_from"`
+	// HeldRate is its decaying rate of attempts still unanswered at their
+	// hedge delay and hedged (held.go), 0 to 1: what the choice weighs.
+	HeldRate float64 `json:"held_rate"`
 }
 
-func (m *Member) status(best uint64) MemberStatus {
+// status is m's state; best is the pool's best head, watched the pool's
+// count of watched calls (held.go's clock).
+func (m *Member) status(best uint64, watched uint32) MemberStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	head := m.head.Load()
@@ -229,6 +234,7 @@ func (m *Member) status(best uint64) MemberStatus {
 		WritesPending: m.writes.pending.Load(), WritesDropped: m.writes.dropped.Load(),
 		VerifyFailures: m.verifyFailures.Load(), UnavailableMethods: m.lacked.list(time.Now()),
 		StateFrom: m.floor(methods.NeedsState), LogsFrom: m.floor(methods.NeedsHistory),
+		HeldRate: math.Round(m.held.at(watched)*1e4) / 1e4,
 	}
 	if until := m.quarantinedUntil.Load(); until != 0 {
 		st.QuarantinedUntil = time.Unix(0, until).UTC()

@@ -308,7 +308,7 @@ func (p *Pool) Status() []MemberStatus {
 	best := p.BestHead()
 	out := make([]MemberStatus, len(p.members))
 	for i, m := range p.members {
-		out[i] = m.status(best)
+		out[i] = m.status(best, p.hedges.watched.Load())
 	}
 	return out
 }

@@ -69,12 +69,10 @@ type canon struct {
 	// without the lock (canonbelow.go).
 	claim      peerClaim
 	claimUntil atomic.Int64
-	// asked is when each member's last observed head was asked (canonbelow.go).
-	asked []int64
 }
 
 func newCanon(members int) *canon {
-	return &canon{by: -1, seen: make([]headBlock, members), asked: make([]int64, members)}
+	return &canon{by: -1, seen: make([]headBlock, members)}
 }
 
 // canonMove is what a member's report did to the canonical chain.
@@ -96,7 +94,6 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	}
 	prev := c.seen[i]
 	c.seen[i] = b
-	c.asked[i] = b.since
 	c.leftAny = false
 	if prev.Hash == b.Hash && (i == c.by || c.by >= 0 && inService(c.by) || c.holds(b)) && !c.claimed(b, path) {
 		// The same head again: judged again only when the head member is

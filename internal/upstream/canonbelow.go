@@ -36,8 +36,8 @@ func (p *Pool) claimShadows(n uint64, now int64) bool {
 		n > top || n+canonWindow <= top || n <= p.Finalized() {
 		return false
 	}
-	for i, at := range c.asked {
-		if at < c.claim.came && p.members[i].InService() {
+	for i, s := range c.seen {
+		if s.since < c.claim.came && p.members[i].InService() {
 			return true
 		}
 	}

@@ -59,22 +59,14 @@ func (p *Pool) awaitClaimBefore(ctx context.Context, k kind, ref blockRef, budge
 	if k.Block == methods.BlockNone || ref.tag != tagNone || p.canon.claimUntil.Load() == 0 {
 		return
 	}
-	for {
-		changed := p.Changed()
+	p.awaitWhile(ctx, budget, func() (bool, time.Time) {
 		n := ref.number
 		if !ref.named {
 			n = p.target()
 		}
 		c := p.canon
 		c.mu.Lock()
-		shadowed := p.claimShadows(n, nowNano())
-		until := p.belowClaimUntil()
-		c.mu.Unlock()
-		if budget.Before(until) {
-			until = budget
-		}
-		if !shadowed || !awaitChange(ctx, changed, time.Until(until)) {
-			return
-		}
-	}
+		defer c.mu.Unlock()
+		return p.claimShadows(n, nowNano()), p.belowClaimUntil()
+	})
 }

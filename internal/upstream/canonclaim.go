@@ -116,26 +116,18 @@ func (c *canon) settleClaim(move canonMove) {
 // claim's at its height, until the chain holds the claim or drops it (the
 // members were polled at once when it came: PeerHead), the claim ends or
 // budget passes, and places the answer again.
-func (p *Pool) awaitClaim(ctx context.Context, budget time.Time, k kind, params json.RawMessage, resp *jsonrpc.Response) (uint64, answerPlace) {
-	for {
-		changed := p.Changed()
-		n, place := p.placeAnswer(k, params, resp)
-		if place != placeClaimed {
-			return n, place
+func (p *Pool) awaitClaim(ctx context.Context, budget time.Time, k kind, params json.RawMessage, resp *jsonrpc.Response) (n uint64, place answerPlace) {
+	p.awaitWhile(ctx, budget, func() (bool, time.Time) {
+		if n, place = p.placeAnswer(k, params, resp); place != placeClaimed {
+			return false, time.Time{}
 		}
 		c := p.canon
 		c.mu.Lock()
-		until := time.Unix(0, c.claim.until)
+		defer c.mu.Unlock()
 		if n < c.claim.block.Number {
-			until = p.belowClaimUntil() // canonbelow.go
+			return true, p.belowClaimUntil() // canonbelow.go
 		}
-		c.mu.Unlock()
-		if budget.Before(until) {
-			until = budget
-		}
-		d := time.Until(until)
-		if d <= 0 || !awaitChange(ctx, changed, d) {
-			return n, place
-		}
-	}
+		return true, time.Unix(0, c.claim.until)
+	})
+	return n, place
 }

@@ -39,6 +39,9 @@ func (p *Pool) pick(tried []bool) *Member {
 // none can, it tries members out of service at the floor rather than
 // none: a node taken out by a passing stall may answer, and a dead one
 // fails fast, so the call still ends in an answer or in failover.
+//
+// It is awaitWhile's loop written out: a closure over r here moves the
+// call's tried list to the heap, one allocation on every call.
 func (p *Pool) choose(ctx context.Context, r *retry) *Member {
 	for {
 		if m := p.pickAmong(r.tried, p.floor(r.ref, r.above), true); m != nil {
@@ -80,6 +83,31 @@ func awaitChange(ctx context.Context, changed <-chan struct{}, d time.Duration) 
 		return false
 	}
 	return true
+}
+
+// awaitWhile waits while held says so, up to the time it gives and never
+// past budget, looking again at each change of the pool; false when ctx
+// ended. held is asked once when it need not wait (the usual case: no
+// look at the pool's changes), and again after taking the change to wait
+// on, so that a change between the two looks is not missed.
+func (p *Pool) awaitWhile(ctx context.Context, budget time.Time, held func() (bool, time.Time)) bool {
+	for {
+		if wait, _ := held(); !wait {
+			return true
+		}
+		changed := p.Changed()
+		wait, until := held()
+		if budget.Before(until) {
+			until = budget
+		}
+		d := time.Until(until)
+		if !wait || d <= 0 {
+			return true
+		}
+		if !awaitChange(ctx, changed, d) {
+			return false
+		}
+	}
 }
 
 // belowFloor reports whether an untried member in service is below floor:

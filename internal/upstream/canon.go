@@ -240,29 +240,9 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		b.since = nowNano() // a push: its head as it came
 	}
 	i := p.index(m)
-	if s, refs := p.forkSuspect(i, b); s >= 0 {
-		// forkahead.go: asked outside the lock.
-		why, err := error(nil), errNotJudged
-		if judged(refs) {
-			why, err = p.checkFork(p.members[s], refs)
-		}
-		switch {
-		case why != nil:
-			p.forkOut(p.members[s], why)
-			if s == i {
-				return // not followed
-			}
-		case err != nil && p.staysOut(i, s):
-			return // out for its own fork: not judged, not followed
-		case err == nil:
-			p.canon.mu.Lock()
-			p.canon.confirmed = true
-			p.canon.mu.Unlock()
-		}
-	} else if m.forkAhead.Load() && !p.confirmed() {
-		return // forkahead.go: out for its own fork, on a chain no other member confirmed
+	if !p.forkCheck(m, i, b) { // forkahead.go: asked outside the lock
+		return // on a fork of its own: not followed
 	}
-	m.forkAhead.Store(false)
 	path := p.linkPath(m, i, b) // canonlink.go: asked outside the lock
 	c := p.canon
 	c.mu.Lock()

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -37,9 +36,42 @@ import (
 // reorg to a longer fork takes the first member to switch out of service
 // until another member switches too.
 
+// forkCheck makes the check before member m's (index i) report b is
+// observed, and reports whether b is followed: not when m is found on a
+// fork of its own, nor while m is out for one and b did not earn it back
+// (it was not judged — too few others, or m did not answer —, or, with
+// nothing to check, no other member confirmed the chain).
+func (p *Pool) forkCheck(m *Member, i int, b headBlock) bool {
+	s, refs := p.forkSuspect(i, b)
+	if s >= 0 && len(refs) >= 2 {
+		// Fewer than two other members on one chain: nothing tells which
+		// chain is the odd one (members that each seal their own blocks
+		// disagree with every other member).
+		why, judged := p.checkFork(p.members[s], refs)
+		switch {
+		case why != nil:
+			p.forkOut(p.members[s], why)
+			if s == i {
+				return false
+			}
+		case judged:
+			p.canon.mu.Lock()
+			p.canon.confirmed = true
+			p.canon.mu.Unlock()
+			m.forkAhead.Store(false)
+			return true
+		}
+	}
+	if m.forkAhead.Load() && (s == i || s < 0 && !p.confirmed()) {
+		return false
+	}
+	m.forkAhead.Store(false)
+	return true
+}
+
 // forkSuspect is the member whose chain must be checked before member i's
 // report b is observed (-1: none), and the heads of the other members it
-// is checked against; fewer than two: it cannot be judged (judged).
+// is checked against.
 func (p *Pool) forkSuspect(i int, b headBlock) (int, []memberHead) {
 	c := p.canon
 	c.mu.Lock()
@@ -87,21 +119,6 @@ func (p *Pool) confirmed() bool {
 	return p.canon.confirmed
 }
 
-// judged reports whether refs, the heads a suspect is checked against,
-// can judge it: with fewer than two other members on one chain nothing
-// tells which chain is the odd one (members that each seal their own
-// blocks disagree with every other member).
-func judged(refs []memberHead) bool { return len(refs) >= 2 }
-
-// staysOut reports whether member i, out for a fork of its own, stays out
-// after its report: it was the suspect, and could not be judged (too few
-// other members in service on one chain — one failed a poll —, or it did
-// not answer): only a head of its own that agrees with the others, or
-// links to the chain, brings it back.
-func (p *Pool) staysOut(i, suspect int) bool {
-	return suspect == i && p.members[i].forkAhead.Load()
-}
-
 // agreeing keeps the heads of refs that are on one chain with another
 // head of refs (the same block, or one the other's parent).
 func agreeing(refs []memberHead) []memberHead {
@@ -135,8 +152,8 @@ type memberHead struct {
 
 // checkFork asks m for its block at the height of each head in refs: nil
 // when one is the same block, else why m is on a fork of its own. A
-// member that cannot answer is not judged (nil, errNotJudged).
-func (p *Pool) checkFork(m *Member, refs []memberHead) (why, err error) {
+// member that cannot answer is not judged (nil, false).
+func (p *Pool) checkFork(m *Member, refs []memberHead) (why error, judged bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), min(p.cfg.AttemptTimeout, 5*time.Second))
 	defer cancel()
 	var first error
@@ -146,20 +163,17 @@ func (p *Pool) checkFork(m *Member, refs []memberHead) (why, err error) {
 		}
 		mine, err := p.blockAt(ctx, m, r.b.Number)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errNotJudged, err)
+			return nil, false
 		}
 		if mine.Hash == r.b.Hash {
-			return nil, nil
+			return nil, true
 		}
 		if first == nil {
 			first = fmt.Errorf("on a fork of its own: its block %d is %s, %s's is %s", r.b.Number, mine.Hash.Hex(), p.members[r.j].Name(), r.b.Hash.Hex())
 		}
 	}
-	return first, nil
+	return first, true
 }
-
-// errNotJudged: a member's chain could not be checked (it did not answer).
-var errNotJudged = errors.New("its chain could not be checked")
 
 // forkOut takes m out of service for being on a fork of its own.
 func (p *Pool) forkOut(m *Member, why error) {

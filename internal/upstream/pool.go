@@ -305,10 +305,10 @@ func nowNano() int64 { return time.Now().UnixNano() }
 
 // Status reports every member's state.
 func (p *Pool) Status() []MemberStatus {
-	best := p.BestHead()
+	best, watched := p.BestHead(), p.hedges.watched.Load()
 	out := make([]MemberStatus, len(p.members))
 	for i, m := range p.members {
-		out[i] = m.status(best, p.hedges.watched.Load())
+		out[i] = m.status(best, watched)
 	}
 	return out
 }

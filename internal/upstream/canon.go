@@ -95,6 +95,7 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	prev := c.seen[i]
 	c.seen[i] = b
 	c.leftAny = false
+	c.adoptHead(inService)
 	if prev.Hash == b.Hash && (i == c.by || c.by >= 0 && inService(c.by) || c.holds(b)) && !c.claimed(b, path) {
 		// The same head again: judged again only when the head member is
 		// out (also a head below the window: the chain the head member
@@ -137,6 +138,22 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 		return canonRewound
 	}
 	return canonSame // another branch than the head member's
+}
+
+// adoptHead makes another member in service whose last head is the
+// chain's head the head member when the head member is out: the chain is
+// still one a member in service is on, and a head the window cannot
+// judge (a lagging member's, below the window) must not take it back.
+func (c *canon) adoptHead(inService func(int) bool) {
+	if !c.has || c.by >= 0 && inService(c.by) {
+		return
+	}
+	for j, s := range c.seen {
+		if s.Hash == c.head.Hash && inService(j) {
+			c.by = j
+			return
+		}
+	}
 }
 
 // extend makes b, above the head, the head; false when the window

@@ -201,3 +201,29 @@ func TestCanonLeavesAChainItsHeadMemberAloneWasOn(t *testing.T) {
 		t.Fatalf("member 1's same head once member 0 is out: move %d, head %d %x, want a rewind to its 10", move, c.head.Number, c.head.Hash[:1])
 	}
 }
+
+// TestCanonKeepsItsChainWhenItsHeadMemberGoesOut: the head member going
+// out of service leaves the chain to another member at its head; a
+// lagging member's head below the window, reported again, does not take
+// the chain back to it (a killed node made latest go 13 blocks back).
+func TestCanonKeepsItsChainWhenItsHeadMemberGoesOut(t *testing.T) {
+	c := newCanon(3)
+	out := -1
+	svc := func(i int) bool { return i != out }
+	head := blk(54, 0, 0)
+	c.observe(0, head, nil, svc) // the window starts at 54
+	c.observe(1, head, nil, svc)
+	lagging := blk(41, 0, 0)
+	if move := c.observe(2, lagging, nil, svc); move != canonSame {
+		t.Fatalf("the lagging member's head: move %d, want none", move)
+	}
+	out = 0
+	for range 3 {
+		if move := c.observe(2, lagging, nil, svc); move != canonSame || c.head != head {
+			t.Fatalf("the lagging member's same head once the head member is out: move %d, head %d, want 54 kept", move, c.head.Number)
+		}
+	}
+	if c.by != 1 {
+		t.Fatalf("head member %d, want 1 (in service, at the head)", c.by)
+	}
+}

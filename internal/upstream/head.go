@@ -62,6 +62,7 @@ func (p *Pool) track(ctx context.Context, m *Member) {
 			return
 		case <-time.After(wait):
 		case <-p.poked():
+		case <-m.askHead:
 		}
 		p.poll(ctx, m)
 	}
@@ -279,19 +280,35 @@ func (p *Pool) headSourceOf(m *Member) HeadSource {
 	s, subscribes := SubscriberOf(m.Upstream)
 	subscribes = subscribes && !p.cfg.NoNewHeads
 	if subscribes && p.cfg.HeadBlockMethod != "" {
-		return newHeadsSource{s}
+		return newHeadsSource{s: s, subscribed: m.pollSoon}
 	}
 	if hs, ok := m.Upstream.(HeadSource); ok {
 		return hs
 	}
 	if subscribes {
-		return newHeadsSource{s}
+		return newHeadsSource{s: s, subscribed: m.pollSoon}
 	}
 	return nil
 }
 
 // newHeadsSource follows a member's heads by its newHeads subscription.
-type newHeadsSource struct{ s Subscriber }
+// Once a subscription is made (also again, after a drop) it calls
+// subscribed, which asks the member's head at once: a block made between
+// the last poll and the subscription is not left unseen until the next
+// block (a dev chain's next block may be an hour away).
+type newHeadsSource struct {
+	s          Subscriber
+	subscribed func()
+}
+
+// pollSoon wakes m's head tracker to poll m now (at most one wake-up
+// waits).
+func (m *Member) pollSoon() {
+	select {
+	case m.askHead <- struct{}{}:
+	default:
+	}
+}
 
 var newHeadsParams = json.RawMessage(`["newHeads"]`)
 
@@ -307,6 +324,7 @@ func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint6
 		return err
 	}
 	defer sub.Unsubscribe()
+	h.made()
 	head := kindOf(&newHeadFacts)
 	for {
 		select {
@@ -319,6 +337,13 @@ func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint6
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// made tells that a subscription was made.
+func (h newHeadsSource) made() {
+	if h.subscribed != nil {
+		h.subscribed()
 	}
 }
 

@@ -68,6 +68,7 @@ func (h newHeadsSource) SubscribeBlocks(ctx context.Context, fn func(headBlock))
 		return err
 	}
 	defer sub.Unsubscribe()
+	h.made()
 	for {
 		select {
 		case raw := <-sub.C:

@@ -20,6 +20,9 @@ type Member struct {
 
 	name string // MemberConfig.Name, else the upstream's
 	head atomic.Uint64
+	// askHead wakes the member's head tracker to poll at once (a head
+	// subscription was just made: head.go).
+	askHead chan struct{}
 	// offBranch: the member's last head is not on the pool's canonical
 	// chain (canon.go); it is not chosen until it is.
 	offBranch atomic.Bool
@@ -85,7 +88,8 @@ type Unbatched interface {
 }
 
 func newMember(mc MemberConfig) *Member {
-	m := &Member{Upstream: mc.Upstream, name: mc.Name, Weight: mc.Weight, Priority: mc.Priority, BatchSize: mc.BatchSize}
+	m := &Member{Upstream: mc.Upstream, name: mc.Name, Weight: mc.Weight, Priority: mc.Priority, BatchSize: mc.BatchSize,
+		askHead: make(chan struct{}, 1)}
 	if m.name == "" && mc.Upstream != nil {
 		m.name = mc.Upstream.Name()
 	}

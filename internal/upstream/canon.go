@@ -103,7 +103,7 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 		return canonSame
 	}
 	headOut := c.by < 0 || !inService(c.by)
-	if i != c.by && !headOut && c.abandoned(b, path) {
+	if i != c.by && !headOut && !c.outgrown(b) && c.abandoned(b, path) {
 		return canonSame // canongone.go: a lagging member on a branch the chain left
 	}
 	switch {

@@ -227,3 +227,29 @@ func TestCanonKeepsItsChainWhenItsHeadMemberGoesOut(t *testing.T) {
 		t.Fatalf("head member %d, want 1 (in service, at the head)", c.by)
 	}
 }
+
+// TestCanonFollowsABranchItLeftOnceItOutgrowsTheHead: a member on a branch
+// the chain left is a lagging member of it up to abandonedReach blocks
+// above the chain's head, not followed; past that the branch went on
+// growing while the head member stopped, and it is followed.
+func TestCanonFollowsABranchItLeftOnceItOutgrowsTheHead(t *testing.T) {
+	c := newCanon(2)
+	svc := func(int) bool { return true }
+	for _, b := range chainTo(10) {
+		c.observe(0, b, nil, svc)
+		c.observe(1, b, nil, svc)
+	}
+	c.observe(0, blk(11, 1, 0), nil, svc)
+	if move := c.observe(0, blk(11, 2, 0), nil, svc); move != canonRewound {
+		t.Fatalf("the head member's switch to fork 2: move %d, want a rewind", move)
+	}
+	for n := uint64(12); n <= 11+abandonedReach; n++ {
+		if move := c.observe(1, blk(n, 1, 1), nil, svc); move != canonSame || c.head != blk(11, 2, 0) {
+			t.Fatalf("member 1's %d on the fork left, %d above the head: move %d, head %d %x, want none", n, n-11, move, c.head.Number, c.head.Hash[:1])
+		}
+	}
+	n := uint64(12 + abandonedReach)
+	if move := c.observe(1, blk(n, 1, 1), nil, svc); move != canonExtended || c.head != blk(n, 1, 1) {
+		t.Fatalf("member 1's %d, %d above the head: move %d, head %d %x, want it followed", n, n-11, move, c.head.Number, c.head.Hash[:1])
+	}
+}

@@ -15,7 +15,10 @@ import "github.com/ethereum/go-ethereum/common"
 // itself is followed wherever it goes (the chain may come back to a
 // branch it left, as a node's does). Blocks the chain leaves for another
 // member's branch while the head member is out of service are not
-// recorded: nothing says which branch was abandoned.
+// recorded: nothing says which branch was abandoned. A head more than
+// abandonedReach blocks above the chain's head is followed even on a
+// branch the chain left: that branch went on growing, the head member did
+// not.
 
 // goneBlocks is a ring of the hashes of blocks that left the chain.
 type goneBlocks struct {
@@ -74,6 +77,22 @@ func (c *canon) abandoned(b headBlock, path []headBlock) bool {
 		c.gone.add(b.Hash)
 	}
 	return gone
+}
+
+// abandonedReach is how far above the chain's head a member may be on
+// a branch the chain left and still be a lagging member of it: a
+// reorganisation to a shorter chain leaves the abandoned head at most one
+// block less than its depth above the new head (go-ethereum members
+// import every block of it), and it is one or two blocks deep on a live
+// network.
+const abandonedReach = 3
+
+// outgrown reports whether b, a member's head, is more than
+// abandonedReach blocks above the chain's head: its branch went on
+// growing past a head member that stopped (a node cut off from its
+// peers), so it is followed even if the chain left it.
+func (c *canon) outgrown(b headBlock) bool {
+	return b.Number > c.head.Number+abandonedReach
 }
 
 // left reports whether h, a block at height n, left the chain and is not

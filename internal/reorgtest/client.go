@@ -59,9 +59,15 @@ func (p *Poller) Run(ctx context.Context) {
 
 func (p *Poller) round(ctx context.Context) {
 	p.turn++
+	start := time.Now()
 	if latest, ok := p.block(ctx, `"latest"`); ok {
 		p.judgeLatest(latest)
-		if byNumber, ok := p.block(ctx, fmt.Sprintf(`"%s"`, latest.Number)); ok && byNumber.Hash != latest.Hash {
+		byNumber, ok := p.block(ctx, fmt.Sprintf(`"%s"`, latest.Number))
+		if ok {
+			p.C.LatestPairs++
+			p.C.LatestPairMicros += time.Since(start).Microseconds()
+		}
+		if ok && byNumber.Hash != latest.Hash {
 			p.C.LatestMismatches++
 		}
 		p.receipt(ctx, latest)

@@ -29,6 +29,12 @@ type Counts struct {
 	// block N by number just after.
 	LatestMismatches  int64
 	ReceiptMismatches int64
+	// LatestPairs: latest→block pairs asked; LatestPairMicros: the time
+	// from each one's first call to its second answer, summed (µs;
+	// reported: a mismatch is the chain changing inside that window, so
+	// its mean says how often a client can see one).
+	LatestPairs      int64
+	LatestPairMicros int64
 	// SafeBacks, FinalizedBacks: answers of "safe" / "finalized" lower
 	// than the highest given before.
 	SafeBacks      int64

@@ -95,15 +95,14 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	prev := c.seen[i]
 	c.seen[i] = b
 	c.leftAny = false
-	c.adoptHead(inService)
-	if prev.Hash == b.Hash && (i == c.by || c.by >= 0 && inService(c.by) || c.holds(b)) && !c.claimed(b, path) {
+	headOut := !c.adoptHead(inService)
+	if prev.Hash == b.Hash && (i == c.by || !headOut || c.holds(b)) && !c.claimed(b, path) {
 		// The same head again: judged again only when the head member is
 		// out (also a head below the window: the chain the head member
 		// left the others on may be its own), or it carries a peer's claim.
 		return canonSame
 	}
-	headOut := c.by < 0 || !inService(c.by)
-	if i != c.by && !headOut && !c.outgrown(b) && c.abandoned(b, path) {
+	if i != c.by && !headOut && c.abandoned(b, path) {
 		return canonSame // canongone.go: a lagging member on a branch the chain left
 	}
 	switch {
@@ -140,20 +139,22 @@ func (c *canon) observe(i int, b headBlock, path []headBlock, inService func(int
 	return canonSame // another branch than the head member's
 }
 
-// adoptHead makes another member in service whose last head is the
-// chain's head the head member when the head member is out: the chain is
-// still one a member in service is on, and a head the window cannot
-// judge (a lagging member's, below the window) must not take it back.
-func (c *canon) adoptHead(inService func(int) bool) {
-	if !c.has || c.by >= 0 && inService(c.by) {
-		return
+// adoptHead reports whether the chain has a head member in service:
+// when the head member is out, another member in service whose last head
+// is the chain's head becomes the head member (the chain is still one a
+// member in service is on, and a head the window cannot judge — a
+// lagging member's, below the window — must not take it back).
+func (c *canon) adoptHead(inService func(int) bool) bool {
+	if c.by >= 0 && inService(c.by) {
+		return true
 	}
 	for j, s := range c.seen {
-		if s.Hash == c.head.Hash && inService(j) {
+		if c.has && s.Hash == c.head.Hash && inService(j) {
 			c.by = j
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // extend makes b, above the head, the head; false when the window

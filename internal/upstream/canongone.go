@@ -59,9 +59,12 @@ func (c *canon) leave(n uint64) {
 }
 
 // abandoned reports whether b, with path linking it to the chain, is on a
-// branch the chain left; if so b joins the blocks gone.
+// branch the chain left and no more than abandonedReach blocks above the
+// chain's head (further, that branch went on growing past a head member
+// that stopped — a node cut off from its peers — and is followed); if so
+// b joins the blocks gone.
 func (c *canon) abandoned(b headBlock, path []headBlock) bool {
-	if c.holds(b) {
+	if c.holds(b) || b.Number > c.head.Number+abandonedReach {
 		return false
 	}
 	gone := c.gone.has(b.Hash) || c.left(b.Number-1, b.Parent)
@@ -86,14 +89,6 @@ func (c *canon) abandoned(b headBlock, path []headBlock) bool {
 // import every block of it), and it is one or two blocks deep on a live
 // network.
 const abandonedReach = 3
-
-// outgrown reports whether b, a member's head, is more than
-// abandonedReach blocks above the chain's head: its branch went on
-// growing past a head member that stopped (a node cut off from its
-// peers), so it is followed even if the chain left it.
-func (c *canon) outgrown(b headBlock) bool {
-	return b.Number > c.head.Number+abandonedReach
-}
 
 // left reports whether h, a block at height n, left the chain and is not
 // back on it.

@@ -279,14 +279,15 @@ func ParseBlockNumber(raw json.RawMessage) (uint64, error) {
 func (p *Pool) headSourceOf(m *Member) HeadSource {
 	s, subscribes := SubscriberOf(m.Upstream)
 	subscribes = subscribes && !p.cfg.NoNewHeads
+	own := newHeadsSource{s: s, subscribed: m.pollSoon}
 	if subscribes && p.cfg.HeadBlockMethod != "" {
-		return newHeadsSource{s: s, subscribed: m.pollSoon}
+		return own
 	}
 	if hs, ok := m.Upstream.(HeadSource); ok {
 		return hs
 	}
 	if subscribes {
-		return newHeadsSource{s: s, subscribed: m.pollSoon}
+		return own
 	}
 	return nil
 }
@@ -324,7 +325,7 @@ func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint6
 		return err
 	}
 	defer sub.Unsubscribe()
-	h.made()
+	h.subscribed()
 	head := kindOf(&newHeadFacts)
 	for {
 		select {
@@ -337,13 +338,6 @@ func (h newHeadsSource) SubscribeHeads(ctx context.Context, fn func(number uint6
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}
-}
-
-// made tells that a subscription was made.
-func (h newHeadsSource) made() {
-	if h.subscribed != nil {
-		h.subscribed()
 	}
 }
 

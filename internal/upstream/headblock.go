@@ -68,7 +68,7 @@ func (h newHeadsSource) SubscribeBlocks(ctx context.Context, fn func(headBlock))
 		return err
 	}
 	defer sub.Unsubscribe()
-	h.made()
+	h.subscribed()
 	for {
 		select {
 		case raw := <-sub.C:

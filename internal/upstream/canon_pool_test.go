@@ -35,6 +35,10 @@ type forkNode struct {
 	// slowBlocks delays its answers of blocks (read when the call came):
 	// the pool learns its head that much late.
 	slowBlocks time.Duration
+	// slowReceipts delays its receipts; noReceipts answers them null (a
+	// node that has not the transaction on its branch).
+	slowReceipts time.Duration
+	noReceipts   bool
 }
 
 // forkBlock is block n of fork f, its parent block n-1 of fork pf.
@@ -93,8 +97,13 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer := f.answer(req)
 	f.mu.Lock()
 	slow := f.slowBlocks
+	if req.Method == "eth_getTransactionReceipt" {
+		slow = f.slowReceipts
+	} else if req.Method != "eth_getBlockByNumber" {
+		slow = 0
+	}
 	f.mu.Unlock()
-	if req.Method == "eth_getBlockByNumber" && slow > 0 {
+	if slow > 0 {
 		time.Sleep(slow)
 	}
 	_, _ = io.WriteString(w, answer)
@@ -119,9 +128,13 @@ func (f *forkNode) answer(req upstreamtest.Request) string {
 			b.f = f.head.pf
 		}
 	}
+	noReceipts := f.noReceipts
 	f.mu.Unlock()
 	switch req.Method {
 	case "eth_getTransactionReceipt":
+		if noReceipts {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, req.ID)
+		}
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"blockNumber":"0x%x","blockHash":"%s","from":%q}}`,
 			req.ID, in.n, hashOf(in.n, in.f), f.name)
 	case "eth_getBlockByNumber":
@@ -238,4 +251,53 @@ func TestPoolSkipsAMemberOnAnEqualFork(t *testing.T) {
 		return h.Hex() == hashOf(10, 2)
 	})
 	testenv.WaitFor(t, 10*time.Second, "b to be chosen again", func() bool { return answeredBy(t, p) == "b" })
+}
+
+// TestHedgeSkipsAMemberOnAnotherBranch: after a reorganisation to a
+// shorter fork, a receipt its member on the canonical branch is late on
+// is not hedged to the member still on the abandoned branch, whose null
+// (it has not the transaction there) would win and be the answer; the
+// call waits for the member on the branch. (Issue 31's fleet harness: a
+// client given a receipt got null for it.)
+func TestHedgeSkipsAMemberOnAnotherBranch(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	b := newForkNode(t, "b", forkBlock{9, 0, 0})
+	p := startForkPool(t, a, b)
+	b.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	a.set(forkBlock{9, 1, 0}) // a reorganises to a shorter fork; b stays on the old one
+	a.receiptsIn(forkBlock{9, 1, 0})
+	b.mu.Lock()
+	b.noReceipts = true
+	b.mu.Unlock()
+	testenv.WaitFor(t, 10*time.Second, "the pool's head to follow a to 9", func() bool { return p.Head() == 9 })
+	rule := hedgeRule(t, "eth_getTransactionReceipt")
+	params := json.RawMessage(`["0x01"]`)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionReceipt","params":["0x01"]}`)
+	receipt := func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, _, err := p.Send(ctx, upstream.Call{Body: body, Rule: rule, Params: params, Idempotent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(resp.Result)
+	}
+	for i := range 64 { // a's latency, for the hedge delay
+		if got := receipt(); got == "null" {
+			t.Fatalf("warm-up receipt %d null: asked of the member on the abandoned branch", i)
+		}
+	}
+	a.mu.Lock()
+	a.slowReceipts = 200 * time.Millisecond
+	a.mu.Unlock()
+	sent0, _ := p.Hedges()
+	for i := range 3 {
+		if got := receipt(); got == "null" {
+			t.Fatalf("receipt %d: null, the answer of the member on the abandoned branch", i)
+		}
+	}
+	if sent, _ := p.Hedges(); sent != sent0 {
+		t.Errorf("%d hedges sent to a member on another branch", sent-sent0)
+	}
 }

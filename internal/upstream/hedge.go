@@ -13,7 +13,8 @@ import (
 
 // Hedged reads (docs/pools.md, "Hedged reads"): an idempotent read that
 // its member has not answered within the method's recent latency quantile
-// on that member (latency.go) is sent to a second member as well; the
+// on that member (latency.go) is sent to a second member as well (one on
+// the canonical branch while the first is: hedgewatch.go); the
 // first answer is the call's, and the other attempt is cancelled — not a
 // fault of its member, and not counted in its latency. Writes are never
 // hedged; a method that runs code (methods.Rule.Executes) only while its

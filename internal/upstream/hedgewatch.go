@@ -212,7 +212,7 @@ func (h *hedger) fireLocked(w *watch, now time.Time, handOver bool) *Member {
 	if !free && h.tokens < tokenUnit {
 		return nil
 	}
-	m := h.p.pickAmong(w.tried, w.floor, true)
+	m := h.hedgeMember(w, free)
 	if m == nil {
 		return nil
 	}
@@ -231,6 +231,21 @@ func (h *hedger) fireLocked(w *watch, now time.Time, handOver bool) *Member {
 	w.fired = true
 	h.removeLocked(w)
 	return m
+}
+
+// hedgeMember is the member w's hedge goes to: for a late answer, only
+// one on the canonical branch while w's member is on it — a member on
+// another branch answers a lookup null, or with a block off the chain,
+// fast, and its answer would win against the one that has the block (a
+// reorganisation keeps the member that switched first busy: issue 31's
+// fleet gave a client null for a receipt it had been given). A call
+// handed over (its member out or hanging, free) goes to any member, as
+// does one whose member is on another branch itself.
+func (h *hedger) hedgeMember(w *watch, free bool) *Member {
+	if free || w.primary.offBranch.Load() {
+		return h.p.pickAmong(w.tried, w.floor, true)
+	}
+	return h.p.pickOf(w.tried, w.floor, true, true)
 }
 
 // answered notes that the member of an attempt answered: it does not hang.

@@ -148,7 +148,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		} else {
 			p.learn(m, k, chunk[i].Params, &resp)
 		}
-		if k.lagAnswer(&resp) && p.lagging(k, k.blockOf(chunk[i].Params), &resp, sentAt) && p.ahead(p.triedOnly(m), sentAt) {
+		if below, lag := p.lagBelow(k, k.blockOf(chunk[i].Params), &resp, sentAt); lag && p.ahead(p.triedOnly(m), below) {
 			return true // a member ahead may have what this one has not: that call goes alone
 		}
 		answers[i] = BatchAnswer{Resp: &resp, Member: m.Name()}

@@ -124,6 +124,28 @@ func TestPoolRetriesLagAnswers(t *testing.T) {
 	}
 }
 
+// TestPoolAsksAgainWhenAMemberWentBack: a member known to have block 9
+// that answers null for it went back since it said where it is (a rewind
+// to a shorter chain it has not reported yet): the call is asked of a
+// member that has the block, not answered null while the chain holds it.
+func TestPoolAsksAgainWhenAMemberWentBack(t *testing.T) {
+	a, b := newChainNode(t, 10), newChainNode(t, 10)
+	p := startPool(t, upstream.PoolConfig{HeadInterval: time.Hour, Hedge: upstream.HedgeConfig{Off: true}},
+		httpMember(t, a.srv.URL), httpMember(t, b.srv.URL))
+	testenv.WaitFor(t, 5*time.Second, "both members at 10", func() bool {
+		return p.Members()[0].Head() == 10 && p.Members()[1].Head() == 10
+	})
+	b.head.Store(8) // b rewinds; the pool is not told
+	for i := range 30 {
+		if got := send(t, p, "eth_getBlockByNumber", `["0x9",false]`, true); string(got.Result) == "null" {
+			t.Fatalf("call %d: block 9 answered null by the member that went back, while the other has it", i)
+		}
+	}
+	if b.count("eth_getBlockByNumber") == 0 {
+		t.Fatal("the member that went back was never asked: the test shows nothing")
+	}
+}
+
 // TestPoolWaitsForAMemberToReachTheHead: when the member at the head dies,
 // calls wait for the member one block behind to reach the head the clients
 // were given rather than fail (or answer from below).

@@ -98,9 +98,9 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 		t.keep(m, raw, resp)
 		return askAnother // perhaps a lagging node: ask another one at the head
 	}
-	if c.Idempotent && r.above == 0 && p.lagging(k, r.ref, resp, sentAt) && p.ahead(r.tried, sentAt) {
+	if below, lag := p.lagBelow(k, r.ref, resp, sentAt); lag && c.Idempotent && r.above == 0 && p.ahead(r.tried, below) {
 		t.keep(m, raw, resp)
-		r.above = sentAt + 1 // once, on a member ahead of this one
+		r.above = below + 1 // once, on a member ahead of this one (or that has the block)
 		return askAnother
 	}
 	return answerIsTheCall

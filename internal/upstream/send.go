@@ -136,12 +136,24 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 	return t.end(p.id)
 }
 
-// lagging reports whether resp, the answer to a call of kind k naming ref
-// from a member whose head was sentAt, may only mean that the member has
-// not reached what the call asks for: a lag answer to a call that does not
-// name a block the member was known to have.
-func (p *Pool) lagging(k kind, ref blockRef, resp *jsonrpc.Response, sentAt uint64) bool {
-	return !(ref.named && ref.number <= sentAt) && k.lagAnswer(resp)
+// lagBelow reports whether resp, the answer to a call of kind k naming
+// ref from a member whose head was sentAt, may only mean that the member
+// has not what the call asks for while another member may: a lag answer
+// (a null from a lookup, "beyond current head"). It returns the head a
+// member asked again must be above: the answering member's, or — when
+// the call names a block the member was known to have (at or below
+// sentAt) — the block's less one: the member went back since it last
+// said where it is (a rewind to a shorter chain whose head it has not
+// reported yet), and a member that has the block is asked; a real null
+// (an index beyond a block's transactions) costs one more try.
+func (p *Pool) lagBelow(k kind, ref blockRef, resp *jsonrpc.Response, sentAt uint64) (uint64, bool) {
+	if !k.lagAnswer(resp) {
+		return 0, false
+	}
+	if ref.named && ref.number <= sentAt {
+		return max(ref.number, 1) - 1, true
+	}
+	return sentAt, true
 }
 
 // try makes one attempt of a single call on m and decodes its answer.

@@ -27,7 +27,10 @@ type Poller struct {
 	safe, final uint64
 	number      uint64
 	turn        uint64
-	receipts    map[common.Hash]bool // transactions whose receipt it was given
+	receipts    map[common.Hash]given // transactions whose receipt it was given
+	// Log, when set, traces every fault it counts (trace.go).
+	Log  func(format string, args ...any)
+	last lastCall
 }
 
 // ref is a block as an answer names it.
@@ -39,7 +42,7 @@ type ref struct {
 // NewPoller is a poller of url judged against tree.
 func NewPoller(url string, tree *Tree) *Poller {
 	return &Poller{URL: url, Tree: tree, http: &http.Client{Timeout: 30 * time.Second}, view: view{tree: tree},
-		receipts: map[common.Hash]bool{}}
+		receipts: map[common.Hash]given{}}
 }
 
 // pollPause is the pause between two rounds of a poller (a round is
@@ -62,6 +65,7 @@ func (p *Poller) round(ctx context.Context) {
 	start := time.Now()
 	if latest, ok := p.block(ctx, `"latest"`); ok {
 		p.judgeLatest(latest)
+		latestBy := p.last.replica
 		byNumber, ok := p.block(ctx, fmt.Sprintf(`"%s"`, latest.Number))
 		if ok {
 			p.C.LatestPairs++
@@ -69,6 +73,7 @@ func (p *Poller) round(ctx context.Context) {
 		}
 		if ok && byNumber.Hash != latest.Hash {
 			p.C.LatestMismatches++
+			p.traceMismatch("latest→block", start, latest.Hash, latestBy, byNumber.Hash)
 		}
 		p.receipt(ctx, latest)
 		p.matrix(ctx, latest)
@@ -127,6 +132,7 @@ func (p *Poller) receipt(ctx context.Context, latest ref) {
 		BlockHash   common.Hash    `json:"blockHash"`
 		BlockNumber hexutil.Uint64 `json:"blockNumber"`
 	}
+	start := time.Now()
 	if !p.call(ctx, "eth_getTransactionReceipt", fmt.Sprintf(`["%s"]`, txs[0]), &r) {
 		return
 	}
@@ -134,10 +140,11 @@ func (p *Poller) receipt(ctx context.Context, latest ref) {
 		p.nullReceipt(txs[0], hash, uint64(latest.Number)-depth, latest.Hash)
 		return
 	}
-	p.receipts[txs[0]] = true
+	p.receipts[txs[0]] = given{block: r.BlockHash, at: time.Now(), replica: p.last.replica}
 	p.judge(r.BlockHash)
 	if b, ok := p.block(ctx, fmt.Sprintf(`"%s"`, r.BlockNumber)); ok && b.Hash != r.BlockHash {
 		p.C.ReceiptMismatches++
+		p.traceMismatch("receipt→block", start, r.BlockHash, p.receipts[txs[0]].replica, b.Hash)
 	}
 }
 
@@ -153,7 +160,11 @@ func (p *Poller) block(ctx context.Context, tag string) (ref, bool) {
 }
 
 func (p *Poller) judge(hash common.Hash) {
+	newest := p.view.maxGen
 	ok, unknown := p.view.saw(hash)
+	if !ok {
+		p.traceFlipBack(hash, newest)
+	}
 	if unknown {
 		p.C.Unknown++
 	}
@@ -176,7 +187,8 @@ func (p *Poller) call(ctx context.Context, method, params string, out any) bool 
 // a failure.
 func (p *Poller) ask(ctx context.Context, method, params string, out any) error {
 	start := time.Now()
-	status, body, err := testenv.Post(ctx, p.http, p.URL, testenv.RPCBody(method, params))
+	status, body, err := p.post(ctx, method, params)
+	p.last.took = time.Since(start)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

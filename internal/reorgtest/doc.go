@@ -11,7 +11,10 @@
 // abandoned block after the client was given the new branch, heads that
 // go back, receipt→block and latest→block mismatches, safe and finalized
 // going back, newHeads gaps and repeats, logs removed and left live
-// (client.go, subscriber.go) — and add up Counts (counts.go).
+// (client.go, subscriber.go) — and add up Counts (counts.go). With
+// NODEGATE_REORG_TRACE set each client logs every mismatch, answer naming
+// an abandoned block and receipt null after seen as it counts it, with the
+// times and, in a fleet, the replica of each answer (trace.go).
 //
 // It is for tests only; nothing in the binary imports it. It knows
 // nothing of nodegate's insides: a client is given a URL, nodegate's or a

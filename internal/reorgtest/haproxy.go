@@ -17,8 +17,9 @@ import (
 // HAProxy is a fleet's front as operators run one: Debian's haproxy on
 // loopback, balancing round robin over targets (base URLs), a new choice
 // for each request (HTTP keep-alive does not pin a client to a replica)
-// and each WebSocket connection. It returns the front's base URL and
-// stops haproxy when the test ends. Without haproxy installed the test
+// and each WebSocket connection; each answer names its replica in
+// X-Replica (r0, r1, … in targets' order, for a trace). It returns the
+// front's base URL and stops haproxy when the test ends. Without haproxy installed the test
 // fails under CI (.ci/run installs it) and is skipped elsewhere.
 func HAProxy(t testing.TB, targets []string) string {
 	t.Helper()
@@ -52,6 +53,7 @@ frontend rpc
   default_backend nodegate
 backend nodegate
   balance roundrobin
+  http-response set-header X-Replica %%[srv_name]
 %s`, front, servers.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package reorgtest
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -85,6 +87,15 @@ func Run(t *testing.T, c Case) Result {
 	}
 	for range n {
 		pollers = append(pollers, NewPoller(frontHTTP, b.Tree))
+	}
+	if os.Getenv(traceEnv) != "" {
+		for i, p := range pollers {
+			who := fmt.Sprintf("client %d of the front", i)
+			if i == 0 {
+				who = "the first member's client"
+			}
+			p.Log = func(format string, args ...any) { t.Logf(who+": "+format, args...) }
+		}
 	}
 	res.Pollers = n
 	var wg sync.WaitGroup

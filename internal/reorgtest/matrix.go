@@ -49,8 +49,9 @@ func (p *Poller) matrix(ctx context.Context, latest ref) {
 // canonical block at that height may be of a fork no member has
 // imported yet: every node would answer null).
 func (p *Poller) nullReceipt(tx, hash common.Hash, number uint64, latest common.Hash) {
-	if p.receipts[tx] && p.stillCanonical(hash, number) && p.Tree.Ancestor(hash, latest) {
+	if seen, ok := p.receipts[tx]; ok && p.stillCanonical(hash, number) && p.Tree.Ancestor(hash, latest) {
 		p.C.NullAfterSeen++
+		p.traceNull(tx, hash, latest, seen)
 	}
 }
 

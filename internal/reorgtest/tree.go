@@ -1,7 +1,9 @@
 package reorgtest
 
 import (
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -26,6 +28,9 @@ type node struct {
 	abandonedBy int           // the fork that abandoned it (0: never)
 	txs         []common.Hash // its transactions, in order
 	logs        []LogID       // its logs
+	// made and left: when the builder made it and when a fork abandoned
+	// it (zero: never), for a trace (trace.go).
+	made, left time.Time
 }
 
 // LogID names one log: the block that holds it and its index there.
@@ -43,7 +48,7 @@ func (t *Tree) add(hash, parent common.Hash, number uint64, gen int, txs []commo
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.blocks[hash]; !ok {
-		t.blocks[hash] = &node{number: number, parent: parent, gen: gen, txs: txs, logs: logs}
+		t.blocks[hash] = &node{number: number, parent: parent, gen: gen, txs: txs, logs: logs, made: time.Now()}
 	}
 	t.setHead(hash)
 }
@@ -80,6 +85,7 @@ func (t *Tree) abandon(number uint64, gen int) {
 			break
 		}
 		t.blocks[hash].abandonedBy = gen
+		t.blocks[hash].left = time.Now()
 	}
 	t.setHead(t.canon[number])
 }
@@ -161,4 +167,21 @@ func (t *Tree) CanonicalLogs(above uint64) map[LogID]bool {
 		}
 	}
 	return out
+}
+
+// Describe is the tree's account of hash for a trace: its number and
+// generation, when it was made and when it was abandoned, relative to at.
+func (t *Tree) Describe(hash common.Hash, at time.Time) string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n, ok := t.blocks[hash]
+	if !ok {
+		return hash.Hex()[:10] + " (no node made it)"
+	}
+	left := "never"
+	if !n.left.IsZero() {
+		left = n.left.Sub(at).Round(10 * time.Microsecond).String()
+	}
+	return fmt.Sprintf("%s #%d gen %d, made %s, abandoned %s", hash.Hex()[:10], n.number, n.gen,
+		n.made.Sub(at).Round(10*time.Microsecond), left)
 }

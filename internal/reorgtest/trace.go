@@ -1,0 +1,99 @@
+package reorgtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/nodegate/nodegate/internal/testenv"
+)
+
+// traceEnv, set, makes each client log every latest→block and
+// receipt→block mismatch, answer naming an abandoned block after the new branch, and receipt null
+// after seen, as it counts it: the calls, how long they took, the tree's
+// account of the blocks named (when made, when abandoned, relative to the
+// event) and, in a fleet, the replica that gave each answer (HAProxy's
+// X-Replica). It is how the causes of those counts were found.
+const traceEnv = "NODEGATE_REORG_TRACE"
+
+// lastCall is what a poller knows of its last call.
+type lastCall struct {
+	call    string // method and params
+	replica string // the X-Replica of its answer ("" but in a fleet)
+	took    time.Duration
+}
+
+// given is a receipt a poller was given: the block it named, when, by
+// which replica.
+type given struct {
+	block   common.Hash
+	at      time.Time
+	replica string
+}
+
+// post sends one call to the poller's URL and notes it in p.last.
+func (p *Poller) post(ctx context.Context, method, params string) (int, []byte, error) {
+	p.last = lastCall{call: method + " " + params}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(testenv.RPCBody(method, params)))
+	if err != nil {
+		return 0, nil, fmt.Errorf("post %s: %w", p.URL, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.http.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("post %s: %w", p.URL, err)
+	}
+	defer resp.Body.Close()
+	p.last.replica = resp.Header.Get("X-Replica")
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, fmt.Errorf("post %s: reading the answer: %w", p.URL, err)
+	}
+	return resp.StatusCode, out, nil
+}
+
+func (p *Poller) tracef(format string, args ...any) {
+	if p.Log != nil {
+		p.Log(format, args...)
+	}
+}
+
+// traceMismatch: a call (given by replica firstBy) named first, then
+// the block by its number was another; what names the pair (latest→block,
+// receipt→block), which started at start.
+func (p *Poller) traceMismatch(what string, start time.Time, first common.Hash, firstBy string, byNumber common.Hash) {
+	if p.Log == nil {
+		return
+	}
+	p.tracef("%s mismatch, pair from %s taking %s: first %s [%s]; by number %s [%s]",
+		what, start.Format("15:04:05.000"), time.Since(start).Round(10*time.Microsecond),
+		p.Tree.Describe(first, start), firstBy, p.Tree.Describe(byNumber, start), p.last.replica)
+}
+
+// traceFlipBack: the last call's answer named hash, of a branch older
+// than newest, the newest generation the client had been given.
+func (p *Poller) traceFlipBack(hash common.Hash, newest int) {
+	if p.Log == nil {
+		return
+	}
+	now := time.Now()
+	p.tracef("flip-back at %s: %s [%s] took %s and named %s; the client had been given generation %d",
+		now.Format("15:04:05.000"), p.last.call, p.last.replica, p.last.took.Round(10*time.Microsecond),
+		p.Tree.Describe(hash, now), newest)
+}
+
+// traceNull: tx's receipt, in block hash under latest (the head the
+// client was given), was answered null after seen.
+func (p *Poller) traceNull(tx, hash, latest common.Hash, seen given) {
+	if p.Log == nil {
+		return
+	}
+	now := time.Now()
+	p.tracef("receipt null after seen at %s [%s]: tx %s in %s; given %s before in %s [%s]; latest given %s",
+		now.Format("15:04:05.000"), p.last.replica, tx.Hex()[:10], p.Tree.Describe(hash, now),
+		now.Sub(seen.at).Round(10*time.Microsecond), p.Tree.Describe(seen.block, now), seen.replica, p.Tree.Describe(latest, now))
+}

@@ -18,15 +18,23 @@ type Group struct {
 	inside atomic.Int64
 }
 
-// Key identifies a read: method and params as sent, and the head block the
-// network stood at, so that "latest" (and every call that means it) is
-// only shared at the same resolved head.
-func Key(buf []byte, method string, params []byte, head uint64) []byte {
+// Key identifies a read: method and params as sent, and the chain the
+// network stood on — its head block's number and its epoch
+// (upstream.Pool.Epoch, which moves at each reorganisation and each
+// other replica's head the chain does not hold) — so that "latest" (and
+// every call that means it) is only shared at the same resolved head, and
+// no call is shared across a reorganisation: a call made after the chain
+// moved to another branch at the same height (an equal fork, or a shorter
+// one grown back) would otherwise be given an answer from the branch it
+// left, an answer judged before the move.
+func Key(buf []byte, method string, params []byte, head, epoch uint64) []byte {
 	buf = append(buf, method...)
 	buf = append(buf, 0)
 	buf = append(buf, params...)
 	buf = append(buf, 0)
-	return strconv.AppendUint(buf, head, 10)
+	buf = strconv.AppendUint(buf, head, 10)
+	buf = append(buf, '/')
+	return strconv.AppendUint(buf, epoch, 10)
 }
 
 type result struct {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +18,7 @@ import (
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/internal/testenv"
 	"github.com/nodegate/nodegate/internal/upstream"
+	"github.com/nodegate/nodegate/internal/upstream/upstreamtest"
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
@@ -97,4 +101,81 @@ func wellFormedRawTx(t *testing.T) string {
 	}
 	raw, _ := tx.MarshalBinary()
 	return hexutil.Encode(raw)
+}
+
+// forkingNode is a node on loopback whose head block (10) is of fork
+// 0 or 1 as the test sets it, and whose receipts wait for release and
+// name the head block as it was when the call came.
+type forkingNode struct {
+	fork     atomic.Int32
+	release  chan struct{}
+	receipts atomic.Int64
+}
+
+func (f *forkingNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, err := upstreamtest.ReadRequest(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	head := upstreamtest.BlockHash(10, byte(f.fork.Load()))
+	switch req.Method {
+	case "eth_getBlockByNumber":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"number":"0xa","hash":"%s","parentHash":"%s"}}`,
+			req.ID, head, upstreamtest.BlockHash(9, 0))
+	case "eth_getTransactionReceipt":
+		f.receipts.Add(1)
+		<-f.release
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"blockNumber":"0xa","blockHash":"%s"}}`, req.ID, head)
+	default:
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":null}`, req.ID)
+	}
+}
+
+// TestCoalescingStopsAtAReorg: a read made after the chain moved to an
+// equal fork (same head number, another block) is not shared with the
+// same read in flight since before the move, whose answer names the block
+// the chain left; it is asked of the node itself.
+func TestCoalescingStopsAtAReorg(t *testing.T) {
+	node := &forkingNode{release: make(chan struct{})}
+	srv := httptest.NewServer(node)
+	t.Cleanup(srv.Close)
+	pool := upstream.NewPool("test", upstream.PoolConfig{HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval: 10 * time.Millisecond, Hedge: upstream.HedgeConfig{Off: true}}, upstreamtest.HTTPMembers(t, srv.URL)...)
+	pool.Start(context.Background())
+	t.Cleanup(pool.Close)
+	testenv.WaitFor(t, 10*time.Second, "the pool at block 10 of fork 0", func() bool {
+		h, ok := pool.Canonical(10)
+		return ok && h.Hex() == upstreamtest.BlockHash(10, 0)
+	})
+	n := &Network{Name: "test", Methods: methods.NewTable(methods.FamilyEVM), Pool: pool}
+	p := Build(Options{})
+	receipt := func(id string) <-chan *jsonrpc.Response {
+		out := make(chan *jsonrpc.Response, 1)
+		go func() {
+			out <- p.Serve(context.Background(), &Call{Req: jsonrpc.Request{ID: []byte(id), Method: "eth_getTransactionReceipt",
+				Params: []byte(`["0x00000000000000000000000000000000000000000000000000000000000000aa"]`)}, Network: n})
+		}()
+		return out
+	}
+	before := receipt("1")
+	testenv.WaitFor(t, 10*time.Second, "the first receipt call at the node", func() bool { return node.receipts.Load() == 1 })
+	node.fork.Store(1) // the chain moves to an equal fork: block 10 is another block
+	testenv.WaitFor(t, 10*time.Second, "the pool on fork 1", func() bool {
+		h, ok := pool.Canonical(10)
+		return ok && h.Hex() == upstreamtest.BlockHash(10, 1)
+	})
+	after := receipt("2")
+	testenv.WaitFor(t, 10*time.Second, "the second call at the node, or sharing the first", func() bool {
+		return node.receipts.Load() == 2 || n.route().coalesce.Inside() == 2
+	})
+	close(node.release)
+	<-before
+	got := <-after
+	if node.receipts.Load() != 2 {
+		t.Fatalf("the receipt asked after the reorg shared the call made before it (%d calls at the node): %s", node.receipts.Load(), got.Result)
+	}
+	if !strings.Contains(string(got.Result), upstreamtest.BlockHash(10, 1)[2:]) {
+		t.Fatalf("the receipt asked after the reorg: %s, want it in block 10 of fork 1", got.Result)
+	}
 }

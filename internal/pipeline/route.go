@@ -121,7 +121,8 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 		resp, member, err = n.pool().Send(ctx, call, upstream.Avoid(failed))
 	case coalescable(ctx, c, t):
 		var kb [256]byte
-		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, n.pool().BestHead())
+		pool := n.pool()
+		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, pool.BestHead(), pool.Epoch())
 		resp, member, err = r.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
 			// The answer is shared: no caller's cancellation may cut it.
 			return n.pool().Send(context.WithoutCancel(ctx), call)

@@ -224,6 +224,15 @@ func (c *canon) onBranch(b headBlock) bool {
 	return !ok || h == b.Hash
 }
 
+// Epoch names the chain this pool stands on beside its head's number:
+// it moves each time blocks leave the canonical chain (a rewind, a fork
+// linked below the head) and each time another replica's head comes that
+// the chain does not hold (a claim, canonclaim.go), before any call can
+// be answered on the new branch. What may only be shared within one chain
+// — a call coalesced with another in flight (internal/coalesce) — is
+// keyed by it.
+func (p *Pool) Epoch() uint64 { return p.epoch.Load() }
+
 // Canonical is the pool's canonical block at height n: its hash and
 // whether the window holds it (false on pools that do not track hashes).
 func (p *Pool) Canonical(n uint64) (common.Hash, bool) {
@@ -285,6 +294,10 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		}
 	}
 	head := c.head
+	from, to, left := leftChain(move, was, head, leftFrom, leftAny)
+	if left {
+		p.epoch.Add(1) // before any call can be answered on the new branch (Epoch)
+	}
 	c.mu.Unlock()
 	if claimed {
 		p.signal() // canonbelow.go: calls waiting on the claim look again
@@ -294,7 +307,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 		p.signal()
 		p.headMoved(head.Number, true)
 	}
-	if from, to, left := leftChain(move, was, head, leftFrom, leftAny); left && p.OnReorg != nil {
+	if left && p.OnReorg != nil {
 		p.OnReorg(from, to)
 	}
 	p.report(m, b.Number)

@@ -88,6 +88,9 @@ func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
 		p.canon.mu.Lock()
 		h, ok := p.canon.at(number)
 		p.canon.takeClaim(number, hash, rewound, p.cfg.HeadWait)
+		if !ok || h != hash {
+			p.epoch.Add(1) // no call made before it is shared after it (Epoch)
+		}
 		p.canon.mu.Unlock()
 		if !ok || h != hash {
 			p.poke()

@@ -162,6 +162,37 @@ func TestPoolPollsAtOnceForAPeerHeadOnAnotherBranch(t *testing.T) {
 	})
 }
 
+// TestEpochMovesWithTheChain: the pool's epoch (what coalesced calls are
+// keyed by beside the head's number) moves when the chain reorganises to
+// an equal fork and when another replica gives a head the chain does not
+// hold, and not for a head it holds.
+func TestEpochMovesWithTheChain(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	p := startPool(t, upstream.PoolConfig{
+		HeadBlockMethod: "eth_getBlockByNumber",
+		HeadInterval:    10 * time.Millisecond, LagMemory: time.Hour, HeadWait: time.Hour,
+	}, forkMembers(t, a)...)
+	testenv.WaitFor(t, 10*time.Second, "the chain at 10", func() bool { return p.Head() == 10 })
+	e := p.Epoch()
+	p.PeerHead(10, common.HexToHash(hashOf(10, 0)), false)
+	if got := p.Epoch(); got != e {
+		t.Fatalf("a peer's head the chain holds moved the epoch: %d to %d", e, got)
+	}
+	p.PeerHead(11, common.HexToHash(hashOf(11, 0)), false)
+	if got := p.Epoch(); got == e {
+		t.Fatal("a peer's head the chain does not hold left the epoch as it was")
+	}
+	e = p.Epoch()
+	a.set(forkBlock{10, 1, 0}) // an equal fork: block 10 is another block
+	testenv.WaitFor(t, 10*time.Second, "the chain on fork 1", func() bool {
+		h, ok := p.Canonical(10)
+		return ok && h.Hex() == hashOf(10, 1)
+	})
+	if got := p.Epoch(); got == e {
+		t.Fatal("the chain reorganised to an equal fork and the epoch stayed as it was")
+	}
+}
+
 // TestPoolGivesTheBlockAPeerGave: b is the head member, at block 10 of
 // fork 0; a moves to block 10 of fork 1 and is read there (on another
 // branch than the head member: not followed, not chosen). Another replica

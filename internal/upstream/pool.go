@@ -177,6 +177,8 @@ type Pool struct {
 	// last stood at it (unix nanoseconds).
 	highWater atomic.Uint64
 	metAt     atomic.Int64
+	// epoch moves at each reorganisation and peer claim (Epoch).
+	epoch atomic.Uint64
 
 	// started: Start ran, so heads are tracked and answers may raise them.
 	started atomic.Bool

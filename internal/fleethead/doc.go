@@ -10,9 +10,9 @@
 // (upstream.Pool.PeerHead). Handing a head over never waits: the pool
 // stores the number (an atomic store) and one goroutine per network sends
 // it, one round trip per head per replica, and only when it is above the
-// key; only a call during which the head moved waits, before it answers,
-// until that send ended (Network.Published, bounded by Options.Timeout,
-// no wait while Redis does not take the heads).
+// key; only a call that ends while such a send is pending waits, before
+// it answers, until that send ended (Network.Published, bounded by
+// Options.Timeout, no wait while Redis does not take the heads).
 // A reorg to a shorter chain is published as such and lowers the others'
 // marks. Without Redis, or while it is away, each replica keeps its own
 // view (docs/pools.md says what holds then).

@@ -56,13 +56,13 @@ func (n *Network) HeadMoved(number uint64, rewound bool) {
 
 // Published waits until the head moves handed over before it was called
 // were sent to Redis (taken or not), at most one round trip's Timeout
-// and while ctx lasts: the pool calls it before it answers a call during
-// which its head moved, so that the other replicas hold the head before
-// the client can ask them (a balancer sends its next request in well under
-// the time a head takes to be published and pushed). It returns at once
-// when nothing is pending, which is every call but those of a head move,
-// and while Redis does not take the heads (then each replica keeps its
-// own view, and calls do not wait for it).
+// and while ctx lasts: the pool calls it before it answers any call, so
+// that the other replicas hold the head before the client can ask them (a
+// balancer sends its next request in well under the time a head takes to
+// be published and pushed). It returns at once (three atomic loads) when
+// nothing is pending, which is every call but those that end within a
+// round trip of a head move, and while Redis does not take the heads
+// (then each replica keeps its own view, and calls do not wait for it).
 func (n *Network) Published(ctx context.Context) {
 	want := n.handed.Load()
 	if n.tried.Load() >= want || n.failing.Load() {

@@ -47,8 +47,7 @@ var errNotBatchAnswer = errors.New("answer to a batch is not json-rpc")
 // batch did not answer is sent again alone.
 func (p *Pool) ForwardBatch(ctx context.Context, calls []BatchCall) []BatchAnswer {
 	out := make([]BatchAnswer, len(calls))
-	mark := p.sharedMoves()
-	defer p.awaitShared(ctx, mark) // fleethead.go
+	defer p.awaitShared(ctx) // fleethead.go
 	if p.canon.claimUntil.Load() != 0 {
 		// canonbelow.go: a peer's claim may move the blocks the calls name.
 		budget := time.Now().Add(p.cfg.RetryBudget)

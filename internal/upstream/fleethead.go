@@ -13,8 +13,8 @@ import (
 // head. The pool tells its HeadSharer when its head rose (the mark a
 // member must reach to serve the head, raised by heads and answers) or
 // its chain went back to a shorter fork, and never waits on it, but for
-// the calls during which its head moved: they answer once the sharer
-// published the move (awaitShared); a peer's
+// the calls that end while a move is not published yet: they answer once
+// the sharer published it (awaitShared); a peer's
 // head raises the mark as a head seen and then lost does (LagMemory,
 // HeadWait): calls wait for a member to reach it, and the members are
 // polled at once rather than at their next HeadInterval.
@@ -27,11 +27,9 @@ type HeadSharer interface {
 	Published(ctx context.Context)
 }
 
-// sharer holds the pool's HeadSharer (nil: none) and counts the head
-// moves handed to it.
+// sharer holds the pool's HeadSharer (nil: none).
 type sharer struct {
-	s     atomic.Pointer[HeadSharer]
-	moves atomic.Uint64
+	s atomic.Pointer[HeadSharer]
 }
 
 // ShareHeads makes s the pool's HeadSharer.
@@ -40,25 +38,21 @@ func (p *Pool) ShareHeads(s HeadSharer) { p.sharer.s.Store(&s) }
 // headMoved tells the sharer, when there is one, of a head move.
 func (p *Pool) headMoved(n uint64, rewound bool) {
 	if s := p.sharer.s.Load(); s != nil {
-		p.sharer.moves.Add(1)
 		(*s).HeadMoved(n, rewound)
 	}
 }
 
-// sharedMoves is the count of head moves handed to the sharer, read when
-// a call starts (awaitShared).
-func (p *Pool) sharedMoves() uint64 { return p.sharer.moves.Load() }
-
-// awaitShared, when the pool's head moved since a call started at mark
-// (the call's answer may be the first to show the new head, or the
-// block a reorg made canonical), waits until the sharer published the
-// move before the answer goes on: a client sent to another replica next
-// finds that replica holding the head it was just given. Calls during
-// which the head did not move (nearly all) do not wait.
-func (p *Pool) awaitShared(ctx context.Context, mark uint64) {
-	if p.sharer.moves.Load() == mark {
-		return
-	}
+// awaitShared waits, before a call's answer goes on, until the sharer
+// published every head move handed to it so far (the answer may show the
+// new head, or the block a reorg made canonical): a client sent to
+// another replica next finds that replica holding the head it was just
+// given. Not only the moves made during the call: a move made just before
+// it may still be on its way to Redis when the call answers (a client
+// was given a block of the new branch by one replica, then the abandoned
+// block by the other, which had no word of the move yet). The sharer
+// returns at once when nothing is pending — nearly every call — and
+// waits one round trip at most.
+func (p *Pool) awaitShared(ctx context.Context) {
 	if s := p.sharer.s.Load(); s != nil {
 		(*s).Published(ctx)
 	}

@@ -20,14 +20,20 @@ import (
 type moves struct {
 	mu   sync.Mutex
 	list []string
-	// published holds len(list) at each Published call.
+	// published holds len(list) at each Published call that found moves
+	// not yet published (a wait; a call finding none returns at once, as
+	// fleethead's does); sent is how many were published.
 	published []int
+	sent      int
 }
 
 func (m *moves) Published(context.Context) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.published = append(m.published, len(m.list))
+	if len(m.list) > m.sent {
+		m.published = append(m.published, len(m.list))
+		m.sent = len(m.list)
+	}
 }
 
 // waits is how many times the pool waited for its moves to be published.
@@ -139,6 +145,26 @@ func TestPoolSharesAHeadBeforeGivingIt(t *testing.T) {
 	}
 	if got := m.waits(); got != before {
 		t.Errorf("%d waits for publishing in 20 calls that moved no head, want 0", got-before)
+	}
+}
+
+// TestPoolAnswersOnceAnEarlierMoveIsPublished: the head moved before a
+// call started and is not published yet (the publisher's round trip is
+// under way): the call waits for it too before it answers — the block it
+// gives may be the new head's, which another replica must hold before
+// the client can ask it.
+func TestPoolAnswersOnceAnEarlierMoveIsPublished(t *testing.T) {
+	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	p := startForkPool(t, a)
+	var m moves
+	p.ShareHeads(&m)
+	p.Head() // the first head given: 10, handed to the sharer, not published
+	if w := m.waits(); w != 0 {
+		t.Fatalf("%d waits before any call", w)
+	}
+	answeredBy(t, p)
+	if w := m.waits(); w != 1 || m.published[0] != 1 {
+		t.Fatalf("waits for publishing %v after a call that started once the head had moved, want one, after the move", m.published)
 	}
 }
 

@@ -37,9 +37,8 @@ func (p *Pool) Send(ctx context.Context, c Call, opts ...Option) (*jsonrpc.Respo
 			tried = p.triedOnly(o.avoid)
 		}
 	}
-	mark := p.sharedMoves()
 	_, resp, member, err := p.forward(ctx, c, tried)
-	p.awaitShared(ctx, mark) // fleethead.go
+	p.awaitShared(ctx) // fleethead.go
 	return resp, member, err
 }
 

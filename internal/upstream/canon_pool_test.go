@@ -185,15 +185,23 @@ func answeredBy(t *testing.T, p *upstream.Pool) string {
 	return who
 }
 
+// twoAtTen is a pool over nodes a and b, both read at block 10 of fork
+// 0: a the head member, b reaching it after.
+func twoAtTen(t *testing.T) (a, b *forkNode, p *upstream.Pool) {
+	t.Helper()
+	a = newForkNode(t, "a", forkBlock{10, 0, 0})
+	b = newForkNode(t, "b", forkBlock{9, 0, 0})
+	p = startForkPool(t, a, b)
+	b.set(forkBlock{10, 0, 0})
+	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	return a, b, p
+}
+
 // TestPoolHeadFollowsAShorterFork: both members reorganise to a shorter
 // fork; the pool's head follows at once (no lag_memory stall) and calls
 // at the head are answered, not held for a head no member has any more.
 func TestPoolHeadFollowsAShorterFork(t *testing.T) {
-	a := newForkNode(t, "a", forkBlock{10, 0, 0})
-	b := newForkNode(t, "b", forkBlock{9, 0, 0})
-	p := startForkPool(t, a, b)
-	b.set(forkBlock{10, 0, 0})
-	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	a, b, p := twoAtTen(t)
 	a.set(forkBlock{9, 1, 0}) // block 9 of fork 1, on block 8
 	b.set(forkBlock{9, 1, 0})
 	testenv.WaitFor(t, 10*time.Second, "the pool's head to follow the fork to 9", func() bool { return p.Head() == 9 })
@@ -208,11 +216,7 @@ func TestPoolHeadFollowsAShorterFork(t *testing.T) {
 // head is the fork's at once, and no call goes to the member on the old
 // fork (its block 10 is no longer the chain's) until it switches too.
 func TestPoolLeavesAMemberOnTheOldFork(t *testing.T) {
-	a := newForkNode(t, "a", forkBlock{10, 0, 0})
-	b := newForkNode(t, "b", forkBlock{9, 0, 0})
-	p := startForkPool(t, a, b)
-	b.set(forkBlock{10, 0, 0})
-	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	a, b, p := twoAtTen(t)
 	a.set(forkBlock{9, 1, 0})
 	testenv.WaitFor(t, 10*time.Second, "the pool's head to follow a to 9", func() bool { return p.Head() == 9 })
 	for i := range 50 {
@@ -260,11 +264,7 @@ func TestPoolSkipsAMemberOnAnEqualFork(t *testing.T) {
 // call waits for the member on the branch. (Issue 31's fleet harness: a
 // client given a receipt got null for it.)
 func TestHedgeSkipsAMemberOnAnotherBranch(t *testing.T) {
-	a := newForkNode(t, "a", forkBlock{10, 0, 0})
-	b := newForkNode(t, "b", forkBlock{9, 0, 0})
-	p := startForkPool(t, a, b)
-	b.set(forkBlock{10, 0, 0})
-	testenv.WaitFor(t, 10*time.Second, "b at 10", func() bool { return p.Members()[1].Head() == 10 })
+	a, b, p := twoAtTen(t)
 	a.set(forkBlock{9, 1, 0}) // a reorganises to a shorter fork; b stays on the old one
 	a.receiptsIn(forkBlock{9, 1, 0})
 	b.mu.Lock()

@@ -41,8 +41,9 @@ type ref struct {
 
 // NewPoller is a poller of url judged against tree.
 func NewPoller(url string, tree *Tree) *Poller {
-	return &Poller{URL: url, Tree: tree, http: &http.Client{Timeout: 30 * time.Second}, view: view{tree: tree},
-		receipts: map[common.Hash]given{}}
+	p := &Poller{URL: url, Tree: tree, view: view{tree: tree}, receipts: map[common.Hash]given{}}
+	p.http = &http.Client{Timeout: 30 * time.Second, Transport: replicaOf{http.DefaultTransport, &p.last.replica}}
+	return p
 }
 
 // pollPause is the pause between two rounds of a poller (a round is
@@ -140,11 +141,12 @@ func (p *Poller) receipt(ctx context.Context, latest ref) {
 		p.nullReceipt(txs[0], hash, uint64(latest.Number)-depth, latest.Hash)
 		return
 	}
-	p.receipts[txs[0]] = given{block: r.BlockHash, at: time.Now(), replica: p.last.replica}
+	g := given{block: r.BlockHash, at: time.Now(), replica: p.last.replica}
+	p.receipts[txs[0]] = g
 	p.judge(r.BlockHash)
 	if b, ok := p.block(ctx, fmt.Sprintf(`"%s"`, r.BlockNumber)); ok && b.Hash != r.BlockHash {
 		p.C.ReceiptMismatches++
-		p.traceMismatch("receipt→block", start, r.BlockHash, p.receipts[txs[0]].replica, b.Hash)
+		p.traceMismatch("receipt→block", start, r.BlockHash, g.replica, b.Hash)
 	}
 }
 
@@ -187,7 +189,8 @@ func (p *Poller) call(ctx context.Context, method, params string, out any) bool 
 // a failure.
 func (p *Poller) ask(ctx context.Context, method, params string, out any) error {
 	start := time.Now()
-	status, body, err := p.post(ctx, method, params)
+	p.last = lastCall{call: method + " " + params}
+	status, body, err := testenv.Post(ctx, p.http, p.URL, testenv.RPCBody(method, params))
 	p.last.took = time.Since(start)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -1,15 +1,10 @@
 package reorgtest
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/nodegate/nodegate/internal/testenv"
 )
 
 // traceEnv, set, makes each client log every latest→block and
@@ -35,31 +30,19 @@ type given struct {
 	replica string
 }
 
-// post sends one call to the poller's URL and notes it in p.last.
-func (p *Poller) post(ctx context.Context, method, params string) (int, []byte, error) {
-	p.last = lastCall{call: method + " " + params}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(testenv.RPCBody(method, params)))
-	if err != nil {
-		return 0, nil, fmt.Errorf("post %s: %w", p.URL, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.http.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("post %s: %w", p.URL, err)
-	}
-	defer resp.Body.Close()
-	p.last.replica = resp.Header.Get("X-Replica")
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, fmt.Errorf("post %s: reading the answer: %w", p.URL, err)
-	}
-	return resp.StatusCode, out, nil
+// replicaOf records, on each answer, the replica that gave it (HAProxy's
+// X-Replica) in *last: the poller's client sends through it.
+type replicaOf struct {
+	base http.RoundTripper
+	last *string
 }
 
-func (p *Poller) tracef(format string, args ...any) {
-	if p.Log != nil {
-		p.Log(format, args...)
+func (r replicaOf) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if err == nil {
+		*r.last = resp.Header.Get("X-Replica")
 	}
+	return resp, err
 }
 
 // traceMismatch: a call (given by replica firstBy) named first, then
@@ -69,7 +52,7 @@ func (p *Poller) traceMismatch(what string, start time.Time, first common.Hash, 
 	if p.Log == nil {
 		return
 	}
-	p.tracef("%s mismatch, pair from %s taking %s: first %s [%s]; by number %s [%s]",
+	p.Log("%s mismatch, pair from %s taking %s: first %s [%s]; by number %s [%s]",
 		what, start.Format("15:04:05.000"), time.Since(start).Round(10*time.Microsecond),
 		p.Tree.Describe(first, start), firstBy, p.Tree.Describe(byNumber, start), p.last.replica)
 }
@@ -81,7 +64,7 @@ func (p *Poller) traceFlipBack(hash common.Hash, newest int) {
 		return
 	}
 	now := time.Now()
-	p.tracef("flip-back at %s: %s [%s] took %s and named %s; the client had been given generation %d",
+	p.Log("flip-back at %s: %s [%s] took %s and named %s; the client had been given generation %d",
 		now.Format("15:04:05.000"), p.last.call, p.last.replica, p.last.took.Round(10*time.Microsecond),
 		p.Tree.Describe(hash, now), newest)
 }
@@ -93,7 +76,7 @@ func (p *Poller) traceNull(tx, hash, latest common.Hash, seen given) {
 		return
 	}
 	now := time.Now()
-	p.tracef("receipt null after seen at %s [%s]: tx %s in %s; given %s before in %s [%s]; latest given %s",
+	p.Log("receipt null after seen at %s [%s]: tx %s in %s; given %s before in %s [%s]; latest given %s",
 		now.Format("15:04:05.000"), p.last.replica, tx.Hex()[:10], p.Tree.Describe(hash, now),
 		now.Sub(seen.at).Round(10*time.Microsecond), p.Tree.Describe(seen.block, now), seen.replica, p.Tree.Describe(latest, now))
 }

@@ -95,12 +95,13 @@ func (f *forkNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req upstreamtest.Request
 	_ = json.Unmarshal(body, &req)
 	answer := f.answer(req)
+	var slow time.Duration
 	f.mu.Lock()
-	slow := f.slowBlocks
-	if req.Method == "eth_getTransactionReceipt" {
+	switch req.Method {
+	case "eth_getBlockByNumber":
+		slow = f.slowBlocks
+	case "eth_getTransactionReceipt":
 		slow = f.slowReceipts
-	} else if req.Method != "eth_getBlockByNumber" {
-		slow = 0
 	}
 	f.mu.Unlock()
 	if slow > 0 {

@@ -81,12 +81,13 @@ func (p *Pool) PeerHead(number uint64, hash common.Hash, rewound bool) {
 	if hash != (common.Hash{}) && p.cfg.HeadBlockMethod != "" {
 		p.canon.mu.Lock()
 		h, ok := p.canon.at(number)
+		held := ok && h == hash
 		p.canon.takeClaim(number, hash, rewound, p.cfg.HeadWait)
-		if !ok || h != hash {
+		if !held {
 			p.epoch.Add(1) // no call made before it is shared after it (Epoch)
 		}
 		p.canon.mu.Unlock()
-		if !ok || h != hash {
+		if !held {
 			p.poke()
 		}
 		p.signal() // calls waiting on a claim this head replaced look again

@@ -28,7 +28,8 @@ type BatchCall struct {
 // the batch did not answer it (the member takes no batches, failed the
 // batch as a whole, left the call out, answered its id twice or with an id
 // that is not JSON such as 00, gave a node-fault answer, or an answer
-// naming a block off the canonical chain while a member on it can answer): the
+// naming a block off the canonical chain while a member on it can answer,
+// or one the chain left before the batch answered: canonlate.go): the
 // caller sends it alone, under the usual retry rules, avoiding Failed.
 type BatchAnswer struct {
 	Resp   *jsonrpc.Response
@@ -47,7 +48,11 @@ var errNotBatchAnswer = errors.New("answer to a batch is not json-rpc")
 // batch did not answer is sent again alone.
 func (p *Pool) ForwardBatch(ctx context.Context, calls []BatchCall) []BatchAnswer {
 	out := make([]BatchAnswer, len(calls))
-	defer p.awaitShared(ctx) // fleethead.go
+	epoch := p.epoch.Load()
+	defer func() {
+		p.awaitShared(ctx)                 // fleethead.go
+		p.dropLeftUnder(epoch, calls, out) // canonlate.go
+	}()
 	if p.canon.claimUntil.Load() != 0 {
 		// canonbelow.go: a peer's claim may move the blocks the calls name.
 		budget := time.Now().Add(p.cfg.RetryBudget)

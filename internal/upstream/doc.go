@@ -22,7 +22,9 @@
 // blocks below it wait for the members' next heads, canonbelow.go; the sharing
 // itself is internal/fleethead's),
 // the answers that name a block off it or above its head, each log and
-// block receipt by its own block (canonjudge.go, answerblock.go), members on a fork
+// block receipt by its own block (canonjudge.go, answerblock.go), and
+// again when the chain reorganised before the answer left (canonlate.go),
+// members on a fork
 // of their own ahead of the others (forkahead.go), and what is final for
 // the cache as the member that answered has it (final.go) —, `safe` and
 // `finalized` answers that never go back and members whose finalized

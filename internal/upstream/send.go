@@ -31,15 +31,27 @@ func Avoid(m *Member) Option { return Option{avoid: m} }
 // signed transaction goes to every member (broadcast.go). A call without a
 // rule is answered at the head and its answer taken as it is.
 func (p *Pool) Send(ctx context.Context, c Call, opts ...Option) (*jsonrpc.Response, string, error) {
+	epoch := p.epoch.Load()
+	_, resp, member, err := p.forward(ctx, c, p.triedAt(opts))
+	p.awaitShared(ctx) // fleethead.go
+	if err == nil && c.Idempotent && p.leftUnder(epoch, kindOf(c.Rule), c.Params, resp) {
+		// canonlate.go: the chain reorganised under the answer; asked
+		// again on the chain as it is now.
+		_, resp, member, err = p.forward(ctx, c, p.triedAt(opts))
+		p.awaitShared(ctx)
+	}
+	return resp, member, err
+}
+
+// triedAt is the members a call sent with opts must not ask (nil: none).
+func (p *Pool) triedAt(opts []Option) []bool {
 	var tried []bool
 	for _, o := range opts {
 		if o.avoid != nil {
 			tried = p.triedOnly(o.avoid)
 		}
 	}
-	_, resp, member, err := p.forward(ctx, c, tried)
-	p.awaitShared(ctx) // fleethead.go
-	return resp, member, err
+	return tried
 }
 
 // Do implements Upstream for callers that send raw bodies (internal reads

@@ -1,0 +1,49 @@
+package upstream
+
+import (
+	"encoding/json"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// An answer judged on the chain as it was when it came may name a block
+// that left the chain before the answer goes on: the pool learnt of a
+// reorganisation (a newHeads push, a poll, another replica's head) while
+// the answer was on its way out — above all while awaitShared held it
+// until the new head was published (fleethead.go). Given as it is, it
+// would show the branch the pool has just left after the pool, and
+// through Redis the fleet, already shows the new one: a client given
+// "latest" from the old branch would find the new block at that height
+// at its next call. So a call's answer is looked at once more before it
+// goes: when the pool's Epoch moved since the call began, the answer is
+// placed again (canonjudge.go), and one that now names a block off the
+// chain, or another block than a peer's claim at its height, is asked
+// again, once, on the chain as it is now (in an upstream batch, that call
+// goes alone, as every call the batch did not answer does). A write is
+// never asked again.
+// It costs an atomic load of the epoch per call; the answer is read
+// again only after a reorganisation.
+
+// leftUnder reports whether resp, the answer to a call of kind k with
+// params begun at epoch, names a block that left the chain since.
+func (p *Pool) leftUnder(epoch uint64, k kind, params json.RawMessage, resp *jsonrpc.Response) bool {
+	if resp == nil || k.Write || p.epoch.Load() == epoch {
+		return false
+	}
+	_, place := p.placeAnswer(k, params, resp)
+	return place == placeOff || place == placeClaimed
+}
+
+// dropLeftUnder takes from out, the answers of an upstream batch of calls
+// begun at epoch, those that name a block that left the chain since: each
+// of those calls goes alone (BatchAnswer).
+func (p *Pool) dropLeftUnder(epoch uint64, calls []BatchCall, out []BatchAnswer) {
+	if p.epoch.Load() == epoch {
+		return
+	}
+	for i, a := range out {
+		if p.leftUnder(epoch, kindOf(calls[i].Rule), calls[i].Params, a.Resp) {
+			out[i].Resp = nil
+		}
+	}
+}

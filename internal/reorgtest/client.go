@@ -66,7 +66,7 @@ func (p *Poller) round(ctx context.Context) {
 	start := time.Now()
 	if latest, ok := p.block(ctx, `"latest"`); ok {
 		p.judgeLatest(latest)
-		latestBy := p.last.replica
+		latestCall := p.last
 		byNumber, ok := p.block(ctx, fmt.Sprintf(`"%s"`, latest.Number))
 		if ok {
 			p.C.LatestPairs++
@@ -74,7 +74,7 @@ func (p *Poller) round(ctx context.Context) {
 		}
 		if ok && byNumber.Hash != latest.Hash {
 			p.C.LatestMismatches++
-			p.traceMismatch("latest→block", start, latest.Hash, latestBy, byNumber.Hash)
+			p.traceMismatch("latest→block", start, latest.Hash, latestCall, byNumber.Hash)
 		}
 		p.receipt(ctx, latest)
 		p.matrix(ctx, latest)
@@ -141,12 +141,12 @@ func (p *Poller) receipt(ctx context.Context, latest ref) {
 		p.nullReceipt(txs[0], hash, uint64(latest.Number)-depth, latest.Hash)
 		return
 	}
-	g := given{block: r.BlockHash, at: time.Now(), replica: p.last.replica}
-	p.receipts[txs[0]] = g
+	receiptCall := p.last
+	p.receipts[txs[0]] = given{block: r.BlockHash, at: time.Now(), replica: receiptCall.replica}
 	p.judge(r.BlockHash)
 	if b, ok := p.block(ctx, fmt.Sprintf(`"%s"`, r.BlockNumber)); ok && b.Hash != r.BlockHash {
 		p.C.ReceiptMismatches++
-		p.traceMismatch("receipt→block", start, r.BlockHash, g.replica, b.Hash)
+		p.traceMismatch("receipt→block", start, r.BlockHash, receiptCall, b.Hash)
 	}
 }
 

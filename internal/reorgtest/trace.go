@@ -45,16 +45,17 @@ func (r replicaOf) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// traceMismatch: a call (given by replica firstBy) named first, then
-// the block by its number was another; what names the pair (latest→block,
-// receipt→block), which started at start.
-func (p *Poller) traceMismatch(what string, start time.Time, first common.Hash, firstBy string, byNumber common.Hash) {
+// traceMismatch: a call (firstCall: its replica and how long it took)
+// named first, then the block by its number was another; what names the
+// pair (latest→block, receipt→block), which started at start.
+func (p *Poller) traceMismatch(what string, start time.Time, first common.Hash, firstCall lastCall, byNumber common.Hash) {
 	if p.Log == nil {
 		return
 	}
-	p.Log("%s mismatch, pair from %s taking %s: first %s [%s]; by number %s [%s]",
+	p.Log("%s mismatch, pair from %s taking %s: first %s [%s, took %s]; by number %s [%s, took %s]",
 		what, start.Format("15:04:05.000"), time.Since(start).Round(10*time.Microsecond),
-		p.Tree.Describe(first, start), firstBy, p.Tree.Describe(byNumber, start), p.last.replica)
+		p.Tree.Describe(first, start), firstCall.replica, firstCall.took.Round(10*time.Microsecond),
+		p.Tree.Describe(byNumber, start), p.last.replica, p.last.took.Round(10*time.Microsecond))
 }
 
 // traceFlipBack: the last call's answer named hash, of a branch older

@@ -28,8 +28,10 @@ func Avoid(m *Member) Option { return Option{avoid: m} }
 // answer naming a block off the canonical chain (answerblock.go) or a
 // safe/finalized block below the one already given (finality.go); a write is
 // retried only when its bytes never left (connection refused), and a
-// signed transaction goes to every member (broadcast.go). A call without a
-// rule is answered at the head and its answer taken as it is.
+// signed transaction goes to every member (broadcast.go). An answer that
+// names a block the chain left before the answer went on is asked again,
+// once (canonlate.go). A call without a rule is answered at the head and
+// its answer taken as it is.
 func (p *Pool) Send(ctx context.Context, c Call, opts ...Option) (*jsonrpc.Response, string, error) {
 	epoch := p.epoch.Load()
 	_, resp, member, err := p.forward(ctx, c, p.triedAt(opts))

@@ -15,9 +15,10 @@ import (
 // block, a transaction, a receipt (answerblock.go), and every log of an
 // eth_getLogs answer and every receipt of an eth_getBlockReceipts answer,
 // each by its own block number and hash. An answer naming a block the
-// chain holds with another hash (off the chain), or a block above the
-// chain's head, comes from a member whose head moved since the pool last
-// read it (a fork the pool has not seen yet, or a block more): that
+// chain holds with another hash, or one above its head that left it
+// lately (a rewind to a shorter chain: canongone.go), is off the chain.
+// One off the chain, or naming another block above the chain's head,
+// comes from a member whose head moved since the pool last read it (a fork the pool has not seen yet, or a block more): that
 // member's head is read again (one read per member at a time; calls that
 // find one under way wait for it) and the chain follows it as it follows
 // any head (canon.go), then the answer is judged again. Still off the
@@ -40,7 +41,7 @@ const (
 	placeOn                         // every block named is the chain's
 	placeAbove                      // a block above the chain's head
 	placeClaimed                    // another block at the height of a peer's claim (canonclaim.go)
-	placeOff                        // a block the chain holds with another hash
+	placeOff                        // a block the chain holds with another hash, or one it left above its head
 )
 
 // placeAnswer reads the blocks resp, an answer to a call of kind k with
@@ -100,6 +101,9 @@ func (p *Pool) place(n uint64, h common.Hash) answerPlace {
 		return placeClaimed // canonclaim.go, canonbelow.go
 	}
 	if n > c.head.Number {
+		if c.gone.has(h) {
+			return placeOff // a block the chain left lately (a rewind to a shorter chain): off, not ahead
+		}
 		return placeAbove
 	}
 	ch, held := c.at(n)

@@ -21,6 +21,7 @@ import (
 // again, once, on the chain as it is now (in an upstream batch, that call
 // goes alone, as every call the batch did not answer does). A write is
 // never asked again.
+//
 // It costs an atomic load of the epoch per call; the answer is read
 // again only after a reorganisation.
 

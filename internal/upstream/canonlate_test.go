@@ -36,15 +36,15 @@ func (s *holdSharer) Published(ctx context.Context) {
 	})
 }
 
-// reorgUnderAnswer starts a pool over one node at block 10 of fork 0 and
-// a call (send) for block 10 by number; while the call's answer (fork
-// 0's block) is held on its way out, the node and the pool's chain
-// reorganise to block 10 of fork 1. It returns what send returned.
-func reorgUnderAnswer(t *testing.T, send func(*upstream.Pool) string) string {
+// reorgUnderAnswer starts a pool over one node at head and a call
+// (send); while the call's answer is held on its way out, the node and
+// the pool's chain reorganise to fork, a head at or below head's height.
+// It returns what send returned.
+func reorgUnderAnswer(t *testing.T, head, fork forkBlock, send func(*upstream.Pool) string) string {
 	t.Helper()
-	a := newForkNode(t, "a", forkBlock{10, 0, 0})
+	a := newForkNode(t, "a", head)
 	p := startForkPool(t, a)
-	testenv.WaitFor(t, 10*time.Second, "the pool at 10", func() bool { return p.Head() == 10 })
+	testenv.WaitFor(t, 10*time.Second, "the pool at its head", func() bool { return p.Head() == head.n })
 	s := newHoldSharer()
 	p.ShareHeads(s)
 	got := make(chan string, 1)
@@ -54,10 +54,10 @@ func reorgUnderAnswer(t *testing.T, send func(*upstream.Pool) string) string {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call's answer never reached the sharer")
 	}
-	a.set(forkBlock{10, 1, 0}) // an equal fork: block 10 of fork 1 on block 9
-	testenv.WaitFor(t, 10*time.Second, "the chain to switch to fork 1", func() bool {
-		h, _ := p.Canonical(10)
-		return h.Hex() == hashOf(10, 1)
+	a.set(fork)
+	testenv.WaitFor(t, 10*time.Second, "the chain to switch to the fork", func() bool {
+		h, _ := p.Canonical(fork.n)
+		return h.Hex() == hashOf(fork.n, fork.f)
 	})
 	close(s.release)
 	select {
@@ -96,7 +96,7 @@ func hashIn(t *testing.T, result json.RawMessage) string {
 // after it).
 func TestPoolAsksAgainWhenTheChainLeftTheAnswer(t *testing.T) {
 	rule := hedgeRule(t, "eth_getBlockByNumber")
-	got := reorgUnderAnswer(t, func(p *upstream.Pool) string {
+	got := reorgUnderAnswer(t, forkBlock{10, 0, 0}, forkBlock{10, 1, 0}, func(p *upstream.Pool) string { // an equal fork
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		resp, _, err := p.Send(ctx, upstream.Call{Body: blockTen.body, Rule: rule, Params: blockTen.params, Idempotent: true})
@@ -111,13 +111,35 @@ func TestPoolAsksAgainWhenTheChainLeftTheAnswer(t *testing.T) {
 	}
 }
 
+// TestPoolAsksAgainWhenARewindLeftTheAnswerAbove: the same after a
+// reorganisation to a shorter chain: the answer, block 11 of the branch
+// left, is now above the chain's head; it is a block the chain left, not
+// one ahead of it, and is asked again.
+func TestPoolAsksAgainWhenARewindLeftTheAnswerAbove(t *testing.T) {
+	rule := hedgeRule(t, "eth_getBlockByNumber")
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0xb",false]}`)
+	got := reorgUnderAnswer(t, forkBlock{11, 0, 0}, forkBlock{10, 1, 0}, func(p *upstream.Pool) string { // block 10 of fork 1 on block 9
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, _, err := p.Send(ctx, upstream.Call{Body: body, Rule: rule, Params: json.RawMessage(`["0xb",false]`), Idempotent: true})
+		if err != nil || resp.Err != nil {
+			t.Errorf("block 11: %v %v", err, resp)
+			return ""
+		}
+		return hashIn(t, resp.Result)
+	})
+	if got == hashOf(11, 0) {
+		t.Errorf("block 11 answered %s, the block the rewind left", got)
+	}
+}
+
 // TestBatchLeavesOutAnAnswerTheChainLeft: the same in an upstream batch:
 // the call whose answer the chain left is not answered by the batch (it
 // goes alone, and is asked again there).
 func TestBatchLeavesOutAnAnswerTheChainLeft(t *testing.T) {
 	rule := hedgeRule(t, "eth_getBlockByNumber")
 	call := upstream.BatchCall{Method: "eth_getBlockByNumber", Rule: rule, Params: blockTen.params}
-	got := reorgUnderAnswer(t, func(p *upstream.Pool) string {
+	got := reorgUnderAnswer(t, forkBlock{10, 0, 0}, forkBlock{10, 1, 0}, func(p *upstream.Pool) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		out := p.ForwardBatch(ctx, []upstream.BatchCall{call, call})

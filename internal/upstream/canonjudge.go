@@ -18,10 +18,11 @@ import (
 // chain holds with another hash, or one above its head that left it
 // lately (a rewind to a shorter chain: canongone.go), is off the chain.
 // One off the chain, or naming another block above the chain's head,
-// comes from a member whose head moved since the pool last read it (a fork the pool has not seen yet, or a block more): that
-// member's head is read again (one read per member at a time; calls that
-// find one under way wait for it) and the chain follows it as it follows
-// any head (canon.go), then the answer is judged again. Still off the
+// comes from a member whose head moved since the pool last read it (a
+// fork the pool has not seen yet, or a block more): that member's head
+// is read again (one read per member at a time; calls that find one
+// under way wait for it) and the chain follows it as it follows any head
+// (canon.go), then the answer is judged again. Still off the
 // chain — or above its head from a member on another branch —, the member
 // is on another branch: the answer is a lag answer, asked of a member on
 // the canonical branch (judge.go, send.go) while one can answer, and never

@@ -11,9 +11,9 @@ import (
 	"github.com/nodegate/nodegate/internal/upstream"
 )
 
-// holdSharer holds the first Published call made after it is armed
-// until released, as a fleet's sharer holds an answer until the head
-// move it shows reaches Redis; every other call returns at once.
+// holdSharer holds the first Published call until released, as a
+// fleet's sharer holds an answer until the head move it shows reaches
+// Redis; every other call returns at once.
 type holdSharer struct {
 	once    sync.Once
 	held    chan struct{} // closed when the call is held

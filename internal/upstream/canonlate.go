@@ -22,8 +22,8 @@ import (
 // goes alone, as every call the batch did not answer does). A write is
 // never asked again.
 //
-// It costs an atomic load of the epoch per call; the answer is read
-// again only after a reorganisation.
+// It costs two atomic loads of the epoch per call (when it begins and
+// when it ends); the answer is read again only after a reorganisation.
 
 // leftUnder reports whether resp, the answer to a call of kind k with
 // params begun at epoch, names a block that left the chain since.

@@ -125,7 +125,7 @@ func (r *Route) forward(ctx context.Context, c *Call) *jsonrpc.Response {
 		key := coalesce.Key(kb[:0], c.Req.Method, c.Req.Params, pool.BestHead(), pool.Epoch())
 		resp, member, err = r.coalesce.Do(key, func() (*jsonrpc.Response, string, error) {
 			// The answer is shared: no caller's cancellation may cut it.
-			return n.pool().Send(context.WithoutCancel(ctx), call)
+			return pool.Send(context.WithoutCancel(ctx), call)
 		})
 	default:
 		resp, member, err = n.pool().Send(ctx, call)

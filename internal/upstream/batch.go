@@ -48,10 +48,11 @@ var errNotBatchAnswer = errors.New("answer to a batch is not json-rpc")
 // batch did not answer is sent again alone.
 func (p *Pool) ForwardBatch(ctx context.Context, calls []BatchCall) []BatchAnswer {
 	out := make([]BatchAnswer, len(calls))
-	epoch := p.epoch.Load()
+	epoch := p.Epoch()
 	defer func() {
-		p.awaitShared(ctx)                 // fleethead.go
-		p.dropLeftUnder(epoch, calls, out) // canonlate.go
+		if p.release(ctx, epoch) { // canonlate.go
+			p.dropLeftUnder(calls, out)
+		}
 	}()
 	if p.canon.claimUntil.Load() != 0 {
 		// canonbelow.go: a peer's claim may move the blocks the calls name.

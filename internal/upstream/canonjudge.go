@@ -102,8 +102,8 @@ func (p *Pool) place(n uint64, h common.Hash) answerPlace {
 		return placeClaimed // canonclaim.go, canonbelow.go
 	}
 	if n > c.head.Number {
-		if c.gone.has(h) {
-			return placeOff // a block the chain left lately (a rewind to a shorter chain): off, not ahead
+		if c.left(n, h) {
+			return placeOff // a rewind to a shorter chain left it (canongone.go): off, not ahead
 		}
 		return placeAbove
 	}

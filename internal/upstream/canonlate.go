@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -25,25 +26,32 @@ import (
 // It costs two atomic loads of the epoch per call (when it begins and
 // when it ends); the answer is read again only after a reorganisation.
 
+// release waits until an answer of a call begun at epoch may go (the
+// head moves it may show are published: awaitShared) and reports whether
+// the chain moved since the call began: only then is the answer placed
+// again (leftUnder).
+func (p *Pool) release(ctx context.Context, epoch uint64) (moved bool) {
+	p.awaitShared(ctx) // fleethead.go
+	return p.epoch.Load() != epoch
+}
+
 // leftUnder reports whether resp, the answer to a call of kind k with
-// params begun at epoch, names a block that left the chain since.
-func (p *Pool) leftUnder(epoch uint64, k kind, params json.RawMessage, resp *jsonrpc.Response) bool {
-	if resp == nil || k.Write || p.epoch.Load() == epoch {
+// params, names a block off the chain as it is now, or another block than
+// a peer's claim at its height.
+func (p *Pool) leftUnder(k kind, params json.RawMessage, resp *jsonrpc.Response) bool {
+	if resp == nil || k.Write {
 		return false
 	}
 	_, place := p.placeAnswer(k, params, resp)
 	return place == placeOff || place == placeClaimed
 }
 
-// dropLeftUnder takes from out, the answers of an upstream batch of calls
-// begun at epoch, those that name a block that left the chain since: each
-// of those calls goes alone (BatchAnswer).
-func (p *Pool) dropLeftUnder(epoch uint64, calls []BatchCall, out []BatchAnswer) {
-	if p.epoch.Load() == epoch {
-		return
-	}
+// dropLeftUnder takes from out, the answers of an upstream batch of
+// calls, those leftUnder finds: each of those calls goes alone
+// (BatchAnswer).
+func (p *Pool) dropLeftUnder(calls []BatchCall, out []BatchAnswer) {
 	for i, a := range out {
-		if p.leftUnder(epoch, kindOf(calls[i].Rule), calls[i].Params, a.Resp) {
+		if p.leftUnder(kindOf(calls[i].Rule), calls[i].Params, a.Resp) {
 			out[i].Resp = nil
 		}
 	}

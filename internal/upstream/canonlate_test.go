@@ -69,11 +69,19 @@ func reorgUnderAnswer(t *testing.T, head, fork forkBlock, send func(*upstream.Po
 	return ""
 }
 
-// blockTen is a call for block 10 by number.
-var blockTen = struct {
-	body   []byte
-	params json.RawMessage
-}{[]byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0xa",false]}`), json.RawMessage(`["0xa",false]`)}
+// blockHashOf asks p for a block by number (params) as the route does
+// and returns the answer's block hash ("" for none, or a failure, which
+// is reported: it runs beside the test's goroutine).
+func blockHashOf(t *testing.T, p *upstream.Pool, params string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, _, err := p.Send(ctx, routeCall("eth_getBlockByNumber", params, true))
+	if err != nil || resp.Err != nil {
+		t.Errorf("block %s: %v %v", params, err, resp)
+		return ""
+	}
+	return hashIn(t, resp.Result)
+}
 
 // hashIn is the "hash" of a block answer ("" for none).
 func hashIn(t *testing.T, result json.RawMessage) string {
@@ -95,16 +103,8 @@ func hashIn(t *testing.T, result json.RawMessage) string {
 // client given the new head by one replica must not get the old branch
 // after it).
 func TestPoolAsksAgainWhenTheChainLeftTheAnswer(t *testing.T) {
-	rule := hedgeRule(t, "eth_getBlockByNumber")
 	got := reorgUnderAnswer(t, forkBlock{10, 0, 0}, forkBlock{10, 1, 0}, func(p *upstream.Pool) string { // an equal fork
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, _, err := p.Send(ctx, upstream.Call{Body: blockTen.body, Rule: rule, Params: blockTen.params, Idempotent: true})
-		if err != nil || resp.Err != nil {
-			t.Errorf("block 10: %v %v", err, resp)
-			return ""
-		}
-		return hashIn(t, resp.Result)
+		return blockHashOf(t, p, `["0xa",false]`)
 	})
 	if want := hashOf(10, 1); got != want {
 		t.Errorf("block 10 answered %s, want the new branch's %s (fork 0's is %s)", got, want, hashOf(10, 0))
@@ -116,17 +116,8 @@ func TestPoolAsksAgainWhenTheChainLeftTheAnswer(t *testing.T) {
 // left, is now above the chain's head; it is a block the chain left, not
 // one ahead of it, and is asked again.
 func TestPoolAsksAgainWhenARewindLeftTheAnswerAbove(t *testing.T) {
-	rule := hedgeRule(t, "eth_getBlockByNumber")
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0xb",false]}`)
 	got := reorgUnderAnswer(t, forkBlock{11, 0, 0}, forkBlock{10, 1, 0}, func(p *upstream.Pool) string { // block 10 of fork 1 on block 9
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, _, err := p.Send(ctx, upstream.Call{Body: body, Rule: rule, Params: json.RawMessage(`["0xb",false]`), Idempotent: true})
-		if err != nil || resp.Err != nil {
-			t.Errorf("block 11: %v %v", err, resp)
-			return ""
-		}
-		return hashIn(t, resp.Result)
+		return blockHashOf(t, p, `["0xb",false]`)
 	})
 	if got == hashOf(11, 0) {
 		t.Errorf("block 11 answered %s, the block the rewind left", got)
@@ -137,8 +128,8 @@ func TestPoolAsksAgainWhenARewindLeftTheAnswerAbove(t *testing.T) {
 // the call whose answer the chain left is not answered by the batch (it
 // goes alone, and is asked again there).
 func TestBatchLeavesOutAnAnswerTheChainLeft(t *testing.T) {
-	rule := hedgeRule(t, "eth_getBlockByNumber")
-	call := upstream.BatchCall{Method: "eth_getBlockByNumber", Rule: rule, Params: blockTen.params}
+	c := routeCall("eth_getBlockByNumber", `["0xa",false]`, true)
+	call := upstream.BatchCall{Method: "eth_getBlockByNumber", Rule: c.Rule, Params: c.Params}
 	got := reorgUnderAnswer(t, forkBlock{10, 0, 0}, forkBlock{10, 1, 0}, func(p *upstream.Pool) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -17,14 +17,19 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
+// routeCall is one call as the route makes it.
+func routeCall(method, params string, idempotent bool) upstream.Call {
+	rule, _ := methods.NewTable(methods.FamilyEVM).Lookup(method)
+	return upstream.Call{
+		Body: jsonrpc.AppendRequest(nil, 1, method, json.RawMessage(params)),
+		Rule: rule, Params: json.RawMessage(params), Idempotent: idempotent,
+	}
+}
+
 // send makes one call through the pool as the route does.
 func send(t *testing.T, p *upstream.Pool, method, params string, idempotent bool) *jsonrpc.Response {
 	t.Helper()
-	rule, _ := methods.NewTable(methods.FamilyEVM).Lookup(method)
-	resp, _, err := p.Send(context.Background(), upstream.Call{
-		Body: jsonrpc.AppendRequest(nil, 1, method, json.RawMessage(params)),
-		Rule: rule, Params: json.RawMessage(params), Idempotent: idempotent,
-	})
+	resp, _, err := p.Send(context.Background(), routeCall(method, params, idempotent))
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, params, err)
 	}

@@ -33,10 +33,9 @@ func Avoid(m *Member) Option { return Option{avoid: m} }
 // once (canonlate.go). A call without a rule is answered at the head and
 // its answer taken as it is.
 func (p *Pool) Send(ctx context.Context, c Call, opts ...Option) (*jsonrpc.Response, string, error) {
-	epoch := p.epoch.Load()
+	epoch := p.Epoch()
 	_, resp, member, err := p.forward(ctx, c, p.triedAt(opts))
-	p.awaitShared(ctx) // fleethead.go
-	if err == nil && c.Idempotent && p.leftUnder(epoch, kindOf(c.Rule), c.Params, resp) {
+	if p.release(ctx, epoch) && err == nil && c.Idempotent && p.leftUnder(kindOf(c.Rule), c.Params, resp) {
 		// canonlate.go: the chain reorganised under the answer; asked
 		// again on the chain as it is now.
 		_, resp, member, err = p.forward(ctx, c, p.triedAt(opts))

@@ -146,12 +146,13 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 			return true // verify.go: m is quarantined, the call goes alone
 		}
 		k := kindOf(chunk[i].Rule)
+		reorgs := p.reorgsSeen() // canonstale.go: before the answer is placed
 		if n, lag := p.judgeCanon(ctx, budget, k, chunk[i].Params, &resp, m); lag {
 			if p.ahead(p.triedOnly(m), max(n, 1)-1) {
 				return true // canonjudge.go: m is on another branch; that call goes alone, to a member on the canonical one
 			}
 		} else {
-			p.learn(m, k, chunk[i].Params, &resp)
+			p.learn(m, k, chunk[i].Params, &resp, reorgs)
 		}
 		if below, lag := p.lagBelow(k, k.blockOf(chunk[i].Params), &resp, sentAt); lag && p.ahead(p.triedOnly(m), below) {
 			return true // a member ahead may have what this one has not: that call goes alone

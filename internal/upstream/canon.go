@@ -69,6 +69,9 @@ type canon struct {
 	// without the lock (canonbelow.go).
 	claim      peerClaim
 	claimUntil atomic.Int64
+	// reorgs counts the chain's reorganisations (written under mu, read
+	// without it: canonstale.go).
+	reorgs atomic.Uint64
 }
 
 func newCanon(members int) *canon {
@@ -255,7 +258,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	var seq uint64
 	if b.asked != 0 {
 		if !m.reports.CompareAndSwap(b.asked-1, b.asked) {
-			p.raise(m, b.Number) // another report came while the poll was out: the poll's block may be older
+			p.raiseSeen(m, b) // another report came while the poll was out: the poll's block may be older
 			return
 		}
 		seq = b.asked
@@ -275,7 +278,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	c.mu.Lock()
 	if m.reports.Load() != seq {
 		c.mu.Unlock()
-		p.raise(m, b.Number) // a newer report of m came during the reads: b may be older
+		p.raiseSeen(m, b) // a newer report of m came during the reads: b may be older
 		return
 	}
 	was, claimed := c.head, c.claim.until != 0
@@ -297,6 +300,7 @@ func (p *Pool) reportBlock(m *Member, b headBlock) {
 	from, to, left := leftChain(move, was, head, leftFrom, leftAny)
 	if left {
 		p.epoch.Add(1) // before any call can be answered on the new branch (Epoch)
+		c.reorgs.Add(1)
 	}
 	c.mu.Unlock()
 	if claimed {

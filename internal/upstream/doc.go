@@ -24,6 +24,7 @@
 // the answers that name a block off it or above its head, each log and
 // block receipt by its own block (canonjudge.go, answerblock.go), and
 // again when the chain reorganised before the answer left (canonlate.go),
+// word of a head that a rewind made stale (canonstale.go),
 // members on a fork
 // of their own ahead of the others (forkahead.go), and what is final for
 // the cache as the member that answered has it (final.go) —, `safe` and

@@ -173,29 +173,28 @@ func storeMax(a *atomic.Uint64, n uint64) {
 // raise records that m has block n: its head is at least n. It reports
 // whether m's head rose.
 func (p *Pool) raise(m *Member, n uint64) bool {
-	for {
-		h := m.head.Load()
-		if n <= h {
-			return false
-		}
-		if m.head.CompareAndSwap(h, n) {
-			p.signal()
-			return true
-		}
+	if raiseHead(m, n) {
+		p.signal()
+		return true
 	}
+	return false
 }
 
 // learn raises m's head to the mined block its answer to a call of kind k
 // with params proves it has (a head number, a block, a transaction in a
 // block: proof.go), before the answer goes on: a client given block N from
-// m never has a later call sent where N is unknown. An unstarted pool
+// m never has a later call sent where N is unknown. reorgs is the chain's
+// count of reorganisations when the answer was placed: word the chain
+// made stale since is not taken (canonstale.go). An unstarted pool
 // tracks no heads and learns nothing.
-func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Response) {
+func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Response, reorgs uint64) {
 	if !p.started.Load() {
 		return
 	}
 	if n, ok := provenHeadOf(k, params, resp); ok {
-		p.raise(m, n)
+		if p.raiseProven(m, n, reorgs) {
+			return // stale: the chain rewound below n since the answer was placed
+		}
 		if n > p.highWater.Load() {
 			// Also when m's head was raised already (a read of its head
 			// again, canonjudge.go): the fleet learns of a head before

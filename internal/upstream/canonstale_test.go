@@ -1,0 +1,102 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodegate/nodegate/jsonrpc"
+)
+
+// movesSharer records the head moves a pool hands its sharer.
+type movesSharer struct {
+	mu    sync.Mutex
+	moves []string
+}
+
+func (s *movesSharer) HeadMoved(n uint64, rewound bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.moves = append(s.moves, fmt.Sprintf("%d rewound=%v", n, rewound))
+}
+
+func (s *movesSharer) Published(context.Context) {}
+
+func (s *movesSharer) last() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.moves) == 0 {
+		return ""
+	}
+	return s.moves[len(s.moves)-1]
+}
+
+// blockAnswer is an eth_getBlockByNumber answer naming b.
+func blockAnswer(b headBlock) *jsonrpc.Response {
+	return &jsonrpc.Response{Result: json.RawMessage(fmt.Sprintf(`{"number":"0x%x","hash":"%s","parentHash":"%s","transactions":[]}`, b.Number, b.Hash.Hex(), b.Parent.Hex()))}
+}
+
+// TestStaleWordAfterARewindRaisesNoHead: after the chain rewound from
+// block 10 to a block 9 of another fork, word of block 10 read before the
+// rewind and taken after it (an answer placed before it, a poll a newer
+// report overtook) raises neither the member's head, the pool's head nor
+// the fleet's (canonstale.go); word of a block of the new branch still
+// does.
+func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
+	byNumber := kindOf(ruleOf("eth_getBlockByNumber"))
+	for _, tc := range []struct {
+		name string
+		// word is what m says after the rewind; reorgs is the chain's
+		// count of reorganisations before it.
+		word func(p *Pool, m *Member, reorgs uint64)
+		want uint64
+	}{
+		{"an answer placed before the rewind", func(p *Pool, m *Member, reorgs uint64) {
+			p.learn(m, byNumber, json.RawMessage(`["0xa",false]`), blockAnswer(blk(10, 0, 0)), reorgs)
+		}, 9},
+		{"a poll a newer report overtook", func(p *Pool, m *Member, _ uint64) {
+			b := blk(10, 0, 0)
+			b.asked = m.reports.Load() // a push came while the poll was out
+			p.reportBlock(m, b)
+		}, 9},
+		{"an answer naming the new branch's next block", func(p *Pool, m *Member, _ uint64) {
+			p.learn(m, byNumber, json.RawMessage(`["0xa",false]`), blockAnswer(blk(10, 1, 1)), p.reorgsSeen())
+		}, 10},
+		{"a poll of the new branch's next block a newer report overtook", func(p *Pool, m *Member, _ uint64) {
+			b := blk(10, 1, 1)
+			b.asked = m.reports.Load()
+			p.reportBlock(m, b)
+		}, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewPool("stale", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", LagMemory: time.Minute}, MemberConfig{Upstream: Func{ID: "m"}})
+			p.started.Store(true)
+			s := new(movesSharer)
+			p.ShareHeads(s)
+			m := p.members[0]
+			for _, b := range chainTo(10) {
+				p.reportBlock(m, b)
+			}
+			reorgs := p.reorgsSeen()
+			p.reportBlock(m, blk(9, 1, 0)) // a rewind to a shorter fork
+			if got := p.Head(); got != 9 || m.Head() != 9 || s.last() != "9 rewound=true" {
+				t.Fatalf("after the rewind: pool head %d, member head %d, last move %q; want 9, 9, 9 rewound", got, m.Head(), s.last())
+			}
+			tc.word(p, m, reorgs)
+			if got := m.Head(); got != tc.want {
+				t.Errorf("member head %d, want %d", got, tc.want)
+			}
+			if got := p.Head(); got != tc.want {
+				t.Errorf("pool head %d, want %d", got, tc.want)
+			}
+			if want := fmt.Sprintf("%d rewound=false", tc.want); tc.want == 10 && s.last() != want {
+				t.Errorf("last move shared %q, want %q", s.last(), want)
+			} else if tc.want == 9 && s.last() != "9 rewound=true" {
+				t.Errorf("last move shared %q, want the rewind's", s.last())
+			}
+		})
+	}
+}

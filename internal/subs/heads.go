@@ -92,7 +92,7 @@ func (st *stream) deliverHead(m *upstream.Member, raw json.RawMessage) {
 		st.fill(m, st.heads.last+1, num-1)
 	}
 	st.heads.record(num, id.Hash)
-	st.hub.pool.SawHead(m, num) // before any client sees it: later calls find a member that has it
+	st.hub.pool.SawHead(m, num, id.Hash) // before any client sees it: later calls find a member that has it
 	st.fanout(raw)
 }
 
@@ -132,7 +132,7 @@ func (st *stream) fill(m *upstream.Member, from, to uint64) {
 			continue
 		}
 		st.heads.record(num, hash)
-		st.hub.pool.SawHead(m, num)
+		st.hub.pool.SawHead(m, num, hash)
 		st.fanout(raw)
 	}
 }

@@ -2,8 +2,9 @@ package upstream
 
 // Stale word of a head after a rewind: a member's head is raised by what
 // it proves between two reports — an answer naming block N (learn,
-// head.go), a poll's head read while a newer report came (reportBlock) —
-// and heads only rise. After the chain rewound to a shorter fork, such
+// head.go), a poll's head read while a newer report came (reportBlock),
+// a head a subscription hub delivered (SawHead, head.go) — and heads only
+// rise. After the chain rewound to a shorter fork, such
 // word read before the rewind but taken after it would raise the member
 // back to the abandoned height: the pool's mark follows it, the fleet is
 // told of a head no member has (fleethead.go), and the other replicas'
@@ -14,7 +15,8 @@ package upstream
 // is dropped when the word is stale:
 //   - an answer's proven head above the chain's head, when the chain
 //     reorganised since the answer was placed (reorgs moved);
-//   - a poll's head block that left the chain (canongone.go).
+//   - a poll's head block, or a subscription hub's head (SawHead), that
+//     left the chain (canongone.go).
 // Word that names a block the chain holds, or a height no reorganisation
 // touched, raises the head as before; the chain's lock is taken only when
 // the head would rise (a new block proven before its push), not on the
@@ -49,8 +51,12 @@ func (p *Pool) raiseProven(m *Member, n, reorgs uint64) (stale bool) {
 }
 
 // raiseSeen raises m's head to b, a head m reported that a newer report
-// overtook (its block may be older), unless b left the chain.
+// overtook (its block may be older) or a hub delivered, unless b left the
+// chain.
 func (p *Pool) raiseSeen(m *Member, b headBlock) {
+	if b.Number <= m.head.Load() {
+		return
+	}
 	c := p.canon
 	c.mu.Lock()
 	raised := !c.left(b.Number, b.Hash) && raiseHead(m, b.Number)

@@ -42,7 +42,7 @@ func blockAnswer(b headBlock) *jsonrpc.Response {
 // TestStaleWordAfterARewindRaisesNoHead: after the chain rewound from
 // block 10 to a block 9 of another fork, word of block 10 read before the
 // rewind and taken after it (an answer placed before it, a poll a newer
-// report overtook) raises neither the member's head, the pool's head nor
+// report overtook, a subscription hub's head read late) raises neither the member's head, the pool's head nor
 // the fleet's (canonstale.go); word of a block of the new branch still
 // does.
 func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
@@ -62,6 +62,12 @@ func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
 			b.asked = m.reports.Load() // a push came while the poll was out
 			p.reportBlock(m, b)
 		}, 9},
+		{"a head a subscription hub delivered late", func(p *Pool, m *Member, _ uint64) {
+			p.SawHead(m, 10, blk(10, 0, 0).Hash)
+		}, 9},
+		{"the new branch's next head a subscription hub delivered", func(p *Pool, m *Member, _ uint64) {
+			p.SawHead(m, 10, blk(10, 1, 1).Hash)
+		}, 10},
 		{"an answer naming the new branch's next block", func(p *Pool, m *Member, _ uint64) {
 			p.learn(m, byNumber, json.RawMessage(`["0xa",false]`), blockAnswer(blk(10, 1, 1)), p.reorgsSeen())
 		}, 10},

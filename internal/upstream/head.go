@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/nodegate/nodegate/internal/methods"
 	"github.com/nodegate/nodegate/jsonrpc"
@@ -204,11 +205,14 @@ func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Re
 	}
 }
 
-// SawHead records that member m delivered head n (a subscription hub's
-// notification): m's head is at least n before any client sees it.
-func (p *Pool) SawHead(m *Member, n uint64) {
+// SawHead records that member m delivered head n with hash (a
+// subscription hub's notification; zero: a family without hashes): m's
+// head is at least n before any client sees it, unless the block left the
+// chain (a notification read late, after the chain rewound past it:
+// canonstale.go).
+func (p *Pool) SawHead(m *Member, n uint64, hash common.Hash) {
 	if p.started.Load() {
-		p.raise(m, n)
+		p.raiseSeen(m, headBlock{Number: n, Hash: hash})
 	}
 }
 

@@ -112,7 +112,7 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 		return
 	}
 	actx, start := p.startAttempt(ctx, m)
-	sentAt := m.Head()
+	sentAt, reorgs := m.Head(), p.reorgsSeen() // canonstale.go: before the answers are read
 	budget := time.Now().Add(p.cfg.RetryBudget)
 	out, err := p.attempt(actx, budget, m, body, checkBatchAnswer, hedgeRole{})
 	p.endAttempt(actx, m, start, nil, err)
@@ -146,7 +146,6 @@ func (p *Pool) sendBatch(ctx context.Context, m *Member, chunk []BatchCall, answ
 			return true // verify.go: m is quarantined, the call goes alone
 		}
 		k := kindOf(chunk[i].Rule)
-		reorgs := p.reorgsSeen() // canonstale.go: before the answer is placed
 		if n, lag := p.judgeCanon(ctx, budget, k, chunk[i].Params, &resp, m); lag {
 			if p.ahead(p.triedOnly(m), max(n, 1)-1) {
 				return true // canonjudge.go: m is on another branch; that call goes alone, to a member on the canonical one

@@ -14,7 +14,8 @@ package upstream
 // under the chain's lock, where a rewind lowers the members' heads, and
 // is dropped when the word is stale:
 //   - an answer's proven head above the chain's head, when the chain
-//     reorganised since the answer was placed (reorgs moved);
+//     reorganised since the call was sent (reorgs moved: a block, or a
+//     bare head number such as eth_blockNumber's, read before the rewind);
 //   - a poll's head block, or a subscription hub's head (SawHead), that
 //     left the chain (canongone.go).
 // Word that names a block the chain holds, or a height no reorganisation
@@ -23,14 +24,14 @@ package upstream
 // way of every answer.
 
 // reorgsSeen is the count of the chain's reorganisations so far: read
-// before an answer is placed, it tells learn whether the chain moved
-// under the answer.
+// when a call is sent, it tells learn whether the chain moved under the
+// answer.
 func (p *Pool) reorgsSeen() uint64 { return p.canon.reorgs.Load() }
 
-// raiseProven raises m's head to n, the head an answer placed on the
-// chain when reorgs reorganisations had been seen proves. It reports
-// whether the word was stale (the chain reorganised since and n is above
-// its head now): then nothing was raised.
+// raiseProven raises m's head to n, the head proven by an answer to a
+// call sent when reorgs reorganisations had been seen. It reports whether
+// the word was stale (the chain reorganised since and n is above its head
+// now): then nothing was raised.
 func (p *Pool) raiseProven(m *Member, n, reorgs uint64) (stale bool) {
 	if n <= m.head.Load() {
 		return false

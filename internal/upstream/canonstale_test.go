@@ -41,7 +41,7 @@ func blockAnswer(b headBlock) *jsonrpc.Response {
 
 // TestStaleWordAfterARewindRaisesNoHead: after the chain rewound from
 // block 10 to a block 9 of another fork, word of block 10 read before the
-// rewind and taken after it (an answer placed before it, a poll a newer
+// rewind and taken after it (an answer to a call sent before it, a poll a newer
 // report overtook, a subscription hub's head read late) raises neither the member's head, the pool's head nor
 // the fleet's (canonstale.go); word of a block of the new branch still
 // does.
@@ -54,8 +54,11 @@ func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
 		word func(p *Pool, m *Member, reorgs uint64)
 		want uint64
 	}{
-		{"an answer placed before the rewind", func(p *Pool, m *Member, reorgs uint64) {
+		{"a block answered to a call sent before the rewind", func(p *Pool, m *Member, reorgs uint64) {
 			p.learn(m, byNumber, json.RawMessage(`["0xa",false]`), blockAnswer(blk(10, 0, 0)), reorgs)
+		}, 9},
+		{"a head number answered to a call sent before the rewind", func(p *Pool, m *Member, reorgs uint64) {
+			p.learn(m, kindOf(ruleOf("eth_blockNumber")), json.RawMessage(`[]`), &jsonrpc.Response{Result: json.RawMessage(`"0xa"`)}, reorgs)
 		}, 9},
 		{"a poll a newer report overtook", func(p *Pool, m *Member, _ uint64) {
 			b := blk(10, 0, 0)
@@ -104,5 +107,37 @@ func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
 				t.Errorf("last move shared %q, want the rewind's", s.last())
 			}
 		})
+	}
+}
+
+// TestHeadNumberReadBeforeARewindRaisesNoHead: through Send, a member
+// answers eth_blockNumber 10 as read before its rewind to a block 9 of
+// another fork, and the pool takes the rewind's push before the answer is
+// judged: the answer is given as it came, but neither the member's head,
+// the pool's head nor the fleet's goes back to 10 (canonstale.go).
+func TestHeadNumberReadBeforeARewindRaisesNoHead(t *testing.T) {
+	var p *Pool
+	var once sync.Once
+	fn := func(ctx context.Context, body []byte) ([]byte, error) {
+		once.Do(func() { p.reportBlock(p.members[0], blk(9, 1, 0)) }) // the rewind's push, while the answer is on its way
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0xa"}`), nil
+	}
+	p = NewPool("stale", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", LagMemory: time.Minute}, MemberConfig{Upstream: Func{ID: "m", Fn: fn}})
+	p.started.Store(true)
+	s := new(movesSharer)
+	p.ShareHeads(s)
+	m := p.members[0]
+	for _, b := range chainTo(10) {
+		p.reportBlock(m, b)
+	}
+	resp, _, err := p.Send(context.Background(), Call{
+		Body: jsonrpc.AppendRequest(nil, 1, "eth_blockNumber", json.RawMessage(`[]`)),
+		Rule: ruleOf("eth_blockNumber"), Params: json.RawMessage(`[]`), Idempotent: true,
+	})
+	if err != nil || resp.Err != nil || string(resp.Result) != `"0xa"` {
+		t.Fatalf("answer %v %v, want 0xa as the member gave it", resp, err)
+	}
+	if m.Head() != 9 || p.Head() != 9 || s.last() != "9 rewound=true" {
+		t.Errorf("member head %d, pool head %d, last move shared %q; want 9, 9 and the rewind's", m.Head(), p.Head(), s.last())
 	}
 }

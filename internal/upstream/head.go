@@ -185,8 +185,8 @@ func (p *Pool) raise(m *Member, n uint64) bool {
 // with params proves it has (a head number, a block, a transaction in a
 // block: proof.go), before the answer goes on: a client given block N from
 // m never has a later call sent where N is unknown. reorgs is the chain's
-// count of reorganisations when the answer was placed: word the chain
-// made stale since is not taken (canonstale.go). An unstarted pool
+// count of reorganisations when the call was sent: word the chain made
+// stale since is not taken (canonstale.go). An unstarted pool
 // tracks no heads and learns nothing.
 func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Response, reorgs uint64) {
 	if !p.started.Load() {
@@ -194,7 +194,7 @@ func (p *Pool) learn(m *Member, k kind, params json.RawMessage, resp *jsonrpc.Re
 	}
 	if n, ok := provenHeadOf(k, params, resp); ok {
 		if p.raiseProven(m, n, reorgs) {
-			return // stale: the chain rewound below n since the answer was placed
+			return // stale: the chain rewound below n since the call was sent
 		}
 		if n > p.highWater.Load() {
 			// Also when m's head was raised already (a read of its head

@@ -74,7 +74,6 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 		t.keep(m, raw, resp)
 		return askAnother // a member that has the method may answer it
 	}
-	reorgs := p.reorgsSeen() // canonstale.go: before the answer is placed
 	if n, lag := p.judgeCanon(ctx, r.budget, k, c.Params, resp, m); lag {
 		// canonjudge.go: m is on another branch; a member on the
 		// canonical one is asked.
@@ -84,7 +83,7 @@ func (p *Pool) judge(ctx context.Context, c Call, k kind, r *retry, old oldBlock
 			return askAnother
 		}
 	} else {
-		p.learn(m, k, c.Params, resp, reorgs)
+		p.learn(m, k, c.Params, resp, r.reorgs)
 	}
 	if n, ok, behind := p.tagBehind(k, r.ref, resp); behind && c.Idempotent && p.ahead(r.tried, 0) {
 		t.keep(m, raw, resp)

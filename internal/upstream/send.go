@@ -78,6 +78,9 @@ type retry struct {
 	// future: ref is far beyond every head (future.go): no wait for a
 	// member to reach it, and the one answer is the answer.
 	future bool
+	// reorgs: the chain's count of reorganisations when the attempt was
+	// sent (canonstale.go).
+	reorgs uint64
 	// budget ends all tries; waitUntil ends the wait for a member to reach
 	// ref (set at the first wait).
 	budget, waitUntil time.Time
@@ -124,6 +127,7 @@ func (p *Pool) forward(ctx context.Context, c Call, tried []bool) ([]byte, *json
 		}
 		r.tried[p.index(m)] = true
 		sentAt := m.Head()
+		r.reorgs = p.reorgsSeen()
 		// hedge.go: another member is asked too when m is late, hangs or goes out
 		m, raw, resp, err := p.tryHedged(ctx, budget, m, c, r.tried, p.floor(r.ref, r.above))
 		if err == nil {

@@ -46,6 +46,9 @@ func NewPoller(url string, tree *Tree) *Poller {
 	return p
 }
 
+// waitedAfter is how long a call takes to count as Waited.
+const waitedAfter = 200 * time.Millisecond
+
 // pollPause is the pause between two rounds of a poller (a round is
 // seven or eight calls): a client that asks often, not a load test.
 const pollPause = 20 * time.Millisecond
@@ -195,8 +198,11 @@ func (p *Poller) ask(ctx context.Context, method, params string, out any) error 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if time.Since(start) > time.Second {
+	if took := time.Since(start); took > time.Second {
 		p.C.Slow++
+	} else if took > waitedAfter {
+		p.C.Waited++
+		p.traceWaited(start)
 	}
 	var a testenv.Answer
 	switch {

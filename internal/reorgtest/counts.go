@@ -11,6 +11,10 @@ type Counts struct {
 	Answers int64 // answers read (calls answered, notifications)
 	Failed  int64 // calls that failed (transport, HTTP or a JSON-RPC error)
 	Slow    int64 // calls that took over a second (reported, never asserted)
+	// Waited: calls that took over waitedAfter (reported beside the
+	// node's, never asserted: a loaded machine makes calls that slow too;
+	// one a pool held for a head no member had shows here).
+	Waited  int64
 	Unknown int64 // answers naming a block the builder never made
 
 	// FlipBacks: answers naming a block abandoned by a fork after the

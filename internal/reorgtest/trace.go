@@ -58,6 +58,15 @@ func (p *Poller) traceMismatch(what string, start time.Time, first common.Hash, 
 		p.Tree.Describe(byNumber, start), p.last.replica, p.last.took.Round(10*time.Microsecond))
 }
 
+// traceWaited: the last call, begun at start, took over waitedAfter.
+func (p *Poller) traceWaited(start time.Time) {
+	if p.Log == nil {
+		return
+	}
+	p.Log("a call waited: %s [%s] from %s took %s", p.last.call, p.last.replica,
+		start.Format("15:04:05.000"), p.last.took.Round(10*time.Microsecond))
+}
+
 // traceFlipBack: the last call's answer named hash, of a branch older
 // than newest, the newest generation the client had been given.
 func (p *Poller) traceFlipBack(hash common.Hash, newest int) {

@@ -4,15 +4,15 @@ package upstream
 // it proves between two reports — an answer naming block N (learn,
 // head.go), a poll's head read while a newer report came (reportBlock),
 // a head a subscription hub delivered (SawHead, head.go) — and heads only
-// rise. After the chain rewound to a shorter fork, such
-// word read before the rewind but taken after it would raise the member
-// back to the abandoned height: the pool's mark follows it, the fleet is
-// told of a head no member has (fleethead.go), and the other replicas'
-// calls at the head wait for a member to reach it until the next block
-// (the likely cause, not traced, of two calls that waited 292 ms for a
-// head no member had in a fleet harness run). So the raise is taken
-// under the chain's lock, where a rewind lowers the members' heads, and
-// is dropped when the word is stale:
+// rise. After the chain rewound to a shorter fork, such word read before
+// the rewind but taken after it would raise the member back to the
+// abandoned height: the pool's mark follows it, the fleet is told of a
+// head no member has (fleethead.go), and the other replicas' calls at the
+// head wait for a member to reach it until the next block (the likely
+// cause, not traced, of two calls that waited 292 ms for a head no member
+// had in a fleet harness run). So the raise is taken under the chain's
+// lock, where a rewind lowers the members' heads, and is dropped when the
+// word is stale:
 //   - an answer's proven head above the chain's head, when the chain
 //     reorganised since the call was sent (reorgs moved: a block, or a
 //     bare head number such as eth_blockNumber's, read before the rewind);

@@ -34,6 +34,20 @@ func (s *movesSharer) last() string {
 	return s.moves[len(s.moves)-1]
 }
 
+// poolAtTen is a started pool of one member (its calls answered by fn)
+// sharing its heads with the sharer it returns, its chain fork 0 from 1
+// to 10.
+func poolAtTen(fn func(ctx context.Context, body []byte) ([]byte, error)) (*Pool, *movesSharer) {
+	p := NewPool("stale", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", LagMemory: time.Minute}, MemberConfig{Upstream: Func{ID: "m", Fn: fn}})
+	p.started.Store(true)
+	s := new(movesSharer)
+	p.ShareHeads(s)
+	for _, b := range chainTo(10) {
+		p.reportBlock(p.members[0], b)
+	}
+	return p, s
+}
+
 // blockAnswer is an eth_getBlockByNumber answer naming b.
 func blockAnswer(b headBlock) *jsonrpc.Response {
 	return &jsonrpc.Response{Result: json.RawMessage(fmt.Sprintf(`{"number":"0x%x","hash":"%s","parentHash":"%s","transactions":[]}`, b.Number, b.Hash.Hex(), b.Parent.Hex()))}
@@ -81,14 +95,8 @@ func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
 		}, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewPool("stale", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", LagMemory: time.Minute}, MemberConfig{Upstream: Func{ID: "m"}})
-			p.started.Store(true)
-			s := new(movesSharer)
-			p.ShareHeads(s)
+			p, s := poolAtTen(nil)
 			m := p.members[0]
-			for _, b := range chainTo(10) {
-				p.reportBlock(m, b)
-			}
 			reorgs := p.reorgsSeen()
 			p.reportBlock(m, blk(9, 1, 0)) // a rewind to a shorter fork
 			if got := p.Head(); got != 9 || m.Head() != 9 || s.last() != "9 rewound=true" {
@@ -117,19 +125,14 @@ func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
 // the pool's head nor the fleet's goes back to 10 (canonstale.go).
 func TestHeadNumberReadBeforeARewindRaisesNoHead(t *testing.T) {
 	var p *Pool
+	var s *movesSharer
 	var once sync.Once
 	fn := func(ctx context.Context, body []byte) ([]byte, error) {
 		once.Do(func() { p.reportBlock(p.members[0], blk(9, 1, 0)) }) // the rewind's push, while the answer is on its way
 		return []byte(`{"jsonrpc":"2.0","id":1,"result":"0xa"}`), nil
 	}
-	p = NewPool("stale", PoolConfig{HeadBlockMethod: "eth_getBlockByNumber", LagMemory: time.Minute}, MemberConfig{Upstream: Func{ID: "m", Fn: fn}})
-	p.started.Store(true)
-	s := new(movesSharer)
-	p.ShareHeads(s)
+	p, s = poolAtTen(fn)
 	m := p.members[0]
-	for _, b := range chainTo(10) {
-		p.reportBlock(m, b)
-	}
 	resp, _, err := p.Send(context.Background(), Call{
 		Body: jsonrpc.AppendRequest(nil, 1, "eth_blockNumber", json.RawMessage(`[]`)),
 		Rule: ruleOf("eth_blockNumber"), Params: json.RawMessage(`[]`), Idempotent: true,

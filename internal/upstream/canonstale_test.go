@@ -55,10 +55,10 @@ func blockAnswer(b headBlock) *jsonrpc.Response {
 
 // TestStaleWordAfterARewindRaisesNoHead: after the chain rewound from
 // block 10 to a block 9 of another fork, word of block 10 read before the
-// rewind and taken after it (an answer to a call sent before it, a poll a newer
-// report overtook, a subscription hub's head read late) raises neither the member's head, the pool's head nor
-// the fleet's (canonstale.go); word of a block of the new branch still
-// does.
+// rewind and taken after it (an answer to a call sent before it, a poll a
+// newer report overtook, a subscription hub's head read late) raises
+// neither the member's head, the pool's head nor the fleet's
+// (canonstale.go); word of a block of the new branch still does.
 func TestStaleWordAfterARewindRaisesNoHead(t *testing.T) {
 	byNumber := kindOf(ruleOf("eth_getBlockByNumber"))
 	for _, tc := range []struct {

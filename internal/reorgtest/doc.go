@@ -10,11 +10,12 @@
 // every answer against it at the moment they get it — answers naming an
 // abandoned block after the client was given the new branch, heads that
 // go back, receipt→block and latest→block mismatches, safe and finalized
-// going back, newHeads gaps and repeats, logs removed and left live
-// (client.go, subscriber.go) — and add up Counts (counts.go). With
-// NODEGATE_REORG_TRACE set each client logs every mismatch, answer naming
-// an abandoned block and receipt null after seen as it counts it, with the
-// times and, in a fleet, the replica of each answer (trace.go).
+// going back, newHeads gaps and repeats, logs removed and left live,
+// calls that waited over 200 ms (client.go, subscriber.go) — and add up
+// Counts (counts.go). With NODEGATE_REORG_TRACE set each client logs
+// every mismatch, answer naming an abandoned block, receipt null after
+// seen and call that waited as it counts it, with the times and, in a
+// fleet, the replica of each answer (trace.go).
 //
 // It is for tests only; nothing in the binary imports it. It knows
 // nothing of nodegate's insides: a client is given a URL, nodegate's or a

@@ -33,50 +33,33 @@ func (p *Pool) reorgsSeen() uint64 { return p.canon.reorgs.Load() }
 // the word was stale (the chain reorganised since and n is above its head
 // now): then nothing was raised.
 func (p *Pool) raiseProven(m *Member, n, reorgs uint64) (stale bool) {
-	if n <= m.head.Load() {
-		return false
-	}
-	if p.cfg.HeadBlockMethod == "" {
-		p.raise(m, n)
-		return false
-	}
-	c := p.canon
-	c.mu.Lock()
-	stale = c.reorgs.Load() != reorgs && c.has && n > c.head.Number
-	raised := !stale && raiseHead(m, n)
-	c.mu.Unlock()
-	if raised {
-		p.signal()
-	}
-	return stale
+	return p.raiseUnless(m, n, func(c *canon) bool {
+		return c.reorgs.Load() != reorgs && c.has && n > c.head.Number
+	})
 }
 
 // raiseSeen raises m's head to b, a head m reported that a newer report
 // overtook (its block may be older) or a hub delivered, unless b left the
 // chain.
 func (p *Pool) raiseSeen(m *Member, b headBlock) {
-	if b.Number <= m.head.Load() {
-		return
+	p.raiseUnless(m, b.Number, func(c *canon) bool { return c.left(b.Number, b.Hash) })
+}
+
+// raiseUnless raises m's head to n under the chain's lock, where a rewind
+// lowers the members' heads, unless stale (asked under it) finds the
+// word stale; it reports whether it did. The lock is taken only when the
+// head would rise.
+func (p *Pool) raiseUnless(m *Member, n uint64, stale func(c *canon) bool) (wasStale bool) {
+	if n <= m.head.Load() {
+		return false
 	}
 	c := p.canon
 	c.mu.Lock()
-	raised := !c.left(b.Number, b.Hash) && raiseHead(m, b.Number)
+	wasStale = stale(c)
+	raised := !wasStale && storeMax(&m.head, n)
 	c.mu.Unlock()
 	if raised {
 		p.signal()
 	}
-}
-
-// raiseHead raises m's head to n when n is higher, reporting whether it
-// rose; the caller signals the change.
-func raiseHead(m *Member, n uint64) bool {
-	for {
-		h := m.head.Load()
-		if n <= h {
-			return false
-		}
-		if m.head.CompareAndSwap(h, n) {
-			return true
-		}
-	}
+	return wasStale
 }

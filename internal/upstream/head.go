@@ -161,12 +161,15 @@ func (p *Pool) report(m *Member, n uint64) {
 	}
 }
 
-// storeMax raises a to n when n is higher.
-func storeMax(a *atomic.Uint64, n uint64) {
+// storeMax raises a to n when n is higher, reporting whether it rose.
+func storeMax(a *atomic.Uint64, n uint64) bool {
 	for {
 		v := a.Load()
-		if n <= v || a.CompareAndSwap(v, n) {
-			return
+		if n <= v {
+			return false
+		}
+		if a.CompareAndSwap(v, n) {
+			return true
 		}
 	}
 }
@@ -174,7 +177,7 @@ func storeMax(a *atomic.Uint64, n uint64) {
 // raise records that m has block n: its head is at least n. It reports
 // whether m's head rose.
 func (p *Pool) raise(m *Member, n uint64) bool {
-	if raiseHead(m, n) {
+	if storeMax(&m.head, n) {
 		p.signal()
 		return true
 	}

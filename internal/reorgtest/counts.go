@@ -3,6 +3,7 @@ package reorgtest
 import (
 	"fmt"
 	"reflect"
+	"time"
 )
 
 // Counts are what clients found, each against the tree at the moment
@@ -81,6 +82,14 @@ type Counts struct {
 	StaleReceipts int64
 
 	FirstError string
+}
+
+// MeanPair is the mean time of a latest→block pair (0 without one).
+func (c Counts) MeanPair() time.Duration {
+	if c.LatestPairs == 0 {
+		return 0
+	}
+	return time.Duration(c.LatestPairMicros/c.LatestPairs) * time.Microsecond
 }
 
 // Add sums o into c (FirstError: the first one).

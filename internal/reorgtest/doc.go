@@ -12,7 +12,13 @@
 // go back, receipt→block and latest→block mismatches, safe and finalized
 // going back, newHeads gaps and repeats, logs removed and left live,
 // calls that waited over 200 ms (client.go, subscriber.go) — and add up
-// Counts (counts.go). With NODEGATE_REORG_TRACE set each client logs
+// Counts (counts.go). The baseline is a client of the first member alone,
+// beside the front's clients; a fleet's run has a second one, a client of
+// the first member through another balancer of the fleet's settings
+// (Case.Balancer, Result.Balanced): a mismatch is the chain changing
+// between a client's two calls, a window the balancer's hop lengthens, so
+// a fleet's clients are set against a node reached as they reach the
+// fleet. With NODEGATE_REORG_TRACE set each client logs
 // every mismatch, answer naming an abandoned block, receipt null after
 // seen and call that waited as it counts it, with the times and, in a
 // fleet, the replica of each answer (trace.go).

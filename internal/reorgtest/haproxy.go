@@ -19,7 +19,9 @@ import (
 // for each request (HTTP keep-alive does not pin a client to a replica)
 // and each WebSocket connection; each answer names its replica in
 // X-Replica (r0, r1, … in targets' order, for a trace). It returns the
-// front's base URL and stops haproxy when the test ends. Without haproxy installed the test
+// front's base URL and stops haproxy when the test ends. A fleet's run
+// starts a second one in front of the first member alone: the balanced
+// baseline (Case.Balancer). Without haproxy installed the test
 // fails under CI (.ci/run installs it) and is skipped elsewhere.
 func HAProxy(t testing.TB, targets []string) string {
 	t.Helper()

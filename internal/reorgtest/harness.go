@@ -21,13 +21,23 @@ type Case struct {
 	Front   func(t testing.TB, members []string) (httpURL, wsURL string)
 	// Pollers is how many HTTP clients poll the front (default 2).
 	Pollers int
+	// Balancer, when the front is a fleet behind a balancer, starts
+	// another of the same in front of targets (base URLs) and returns its
+	// base URL: a client of the first member alone through it is the
+	// second baseline (Result.Balanced).
+	Balancer func(t testing.TB, targets []string) string
 }
 
 // Result is what a run found: through the front, and at the first member
 // alone (the baseline: what a node itself does).
 type Result struct {
 	Front, Node Counts
-	Summary     Summary
+	// Balanced is a client of the first member alone through the same
+	// balancer as the front's (Case.Balancer): what a node gives a client
+	// that reaches it as the fleet's clients reach the fleet, one hop
+	// more than Node's. Zero (no answers) without a balancer.
+	Balanced Counts
+	Summary  Summary
 	// SubscriptionsRefused: the front refused eth_subscribe (its
 	// subscription counts are then empty).
 	SubscriptionsRefused bool
@@ -36,6 +46,16 @@ type Result struct {
 	// Pollers is how many HTTP clients polled the front (Front sums
 	// theirs; Node is one client's).
 	Pollers int
+}
+
+// Baseline is the single node's client that the front's clients are set
+// against: the one through the front's balancer when it has one, else the
+// one reaching the first member directly.
+func (r Result) Baseline() Counts {
+	if r.Balanced.Answers > 0 {
+		return r.Balanced
+	}
+	return r.Node
 }
 
 // settleWithin bounds how long the front and its subscribers may take to
@@ -88,11 +108,19 @@ func Run(t *testing.T, c Case) Result {
 	for range n {
 		pollers = append(pollers, NewPoller(frontHTTP, b.Tree))
 	}
+	var balanced *Poller
+	if c.Balancer != nil {
+		balanced = NewPoller(c.Balancer(t, []string{members[0].HTTP()}), b.Tree)
+		pollers = append(pollers, balanced)
+	}
 	if os.Getenv(traceEnv) != "" {
 		for i, p := range pollers {
 			who := fmt.Sprintf("client %d of the front", i)
-			if i == 0 {
+			switch {
+			case i == 0:
 				who = "the first member's client"
+			case p == balanced:
+				who = "the first member's client through the balancer"
 			}
 			p.Log = func(format string, args ...any) { t.Logf(who+": "+format, args...) }
 		}
@@ -117,9 +145,12 @@ func Run(t *testing.T, c Case) Result {
 	cancel()
 	wg.Wait()
 	for i, p := range pollers {
-		if i == 0 {
+		switch {
+		case i == 0:
 			res.Node.Add(p.C)
-		} else {
+		case p == balanced:
+			res.Balanced.Add(p.C)
+		default:
 			res.Front.Add(p.C)
 		}
 	}

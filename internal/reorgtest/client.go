@@ -198,11 +198,12 @@ func (p *Poller) ask(ctx context.Context, method, params string, out any) error 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if took := time.Since(start); took > time.Second {
-		p.C.Slow++
-	} else if took > waitedAfter {
+	if took := time.Since(start); took > waitedAfter {
 		p.C.Waited++
 		p.traceWaited(start)
+		if took > time.Second {
+			p.C.Slow++
+		}
 	}
 	var a testenv.Answer
 	switch {

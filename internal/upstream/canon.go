@@ -70,7 +70,8 @@ type canon struct {
 	claim      peerClaim
 	claimUntil atomic.Int64
 	// reorgs counts the chain's reorganisations (written under mu, read
-	// without it: canonstale.go).
+	// without it: canonstale.go); the pool's epoch moves at them and at
+	// peer claims too, which make no word stale.
 	reorgs atomic.Uint64
 }
 

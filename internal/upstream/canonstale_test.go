@@ -11,16 +11,16 @@ import (
 	"github.com/nodegate/nodegate/jsonrpc"
 )
 
-// movesSharer records the head moves a pool hands its sharer.
+// movesSharer keeps the last head move a pool handed its sharer.
 type movesSharer struct {
-	mu    sync.Mutex
-	moves []string
+	mu       sync.Mutex
+	lastMove string
 }
 
 func (s *movesSharer) HeadMoved(n uint64, rewound bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.moves = append(s.moves, fmt.Sprintf("%d rewound=%v", n, rewound))
+	s.lastMove = fmt.Sprintf("%d rewound=%v", n, rewound)
 }
 
 func (s *movesSharer) Published(context.Context) {}
@@ -28,10 +28,7 @@ func (s *movesSharer) Published(context.Context) {}
 func (s *movesSharer) last() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.moves) == 0 {
-		return ""
-	}
-	return s.moves[len(s.moves)-1]
+	return s.lastMove
 }
 
 // poolAtTen is a started pool of one member (its calls answered by fn)
